@@ -1,0 +1,58 @@
+// Opaque credentials (DESIGN §2 "Secrets and tokens"): a type prefix so secret
+// scanners can find leaked values, 256 random bits in base64url, and a checksum
+// so garbage is refused before any database look-up.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RandomSource } from './random.ts';
+
+export const credentialPrefixes = {
+  accessToken: 'folio_at_',
+  refreshToken: 'folio_rt_',
+  authorizationCode: 'folio_ac_',
+  clientSecret: 'folio_cs_',
+  session: 'folio_ss_',
+} as const;
+
+export type CredentialKind = keyof typeof credentialPrefixes;
+
+const RANDOM_BYTES = 32;
+const BODY_LENGTH = 43; // base64url of 32 bytes, unpadded
+const CHECKSUM_LENGTH = 6;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+function checksum(prefix: string, body: string): string {
+  return createHash('sha256').update(prefix).update(body).digest('base64url').slice(0, CHECKSUM_LENGTH);
+}
+
+export function generateCredential(kind: CredentialKind, random: RandomSource): string {
+  const prefix = credentialPrefixes[kind];
+  const body = random.bytes(RANDOM_BYTES).toString('base64url');
+  return prefix + body + checksum(prefix, body);
+}
+
+/** True when `value` has the shape and checksum of a credential of this kind. No I/O. */
+export function isWellFormedCredential(kind: CredentialKind, value: string): boolean {
+  const prefix = credentialPrefixes[kind];
+  if (value.length !== prefix.length + BODY_LENGTH + CHECKSUM_LENGTH || !value.startsWith(prefix)) return false;
+  const rest = value.slice(prefix.length);
+  if (!BASE64URL.test(rest)) return false;
+  const body = rest.slice(0, BODY_LENGTH);
+  const given = Buffer.from(rest.slice(BODY_LENGTH));
+  return timingSafeEqual(given, Buffer.from(checksum(prefix, body)));
+}
+
+/** The only form in which tokens, codes, session ids and client secrets are stored. */
+export function hashCredential(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests (so timing does not reveal a prefix match). */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}
+
+/** Public identifier of an application: 128 random bits, not a secret. */
+export function generateClientId(random: RandomSource): string {
+  return random.bytes(16).toString('base64url');
+}

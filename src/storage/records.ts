@@ -1,0 +1,188 @@
+// Records as the rest of Folio sees them. Times are Unix milliseconds; the
+// storage layer converts to and from column types. Hashes are lowercase hex
+// SHA-256 of the opaque value: the value itself is never stored.
+
+export interface User {
+  id: number;
+  email: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface UserCredentials extends User {
+  passwordHash: string;
+}
+
+export interface Application {
+  id: number;
+  ownerId: number;
+  name: string;
+  clientId: string;
+  secretHash: string;
+  redirectUris: string[];
+  confidential: boolean;
+  pkceRequired: boolean;
+  scopes: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewApplication {
+  ownerId: number;
+  name: string;
+  clientId: string;
+  secretHash: string;
+  redirectUris: string[];
+  confidential: boolean;
+  pkceRequired: boolean;
+  scopes: string[];
+}
+
+export type ApplicationChanges = Partial<
+  Pick<Application, 'name' | 'redirectUris' | 'confidential' | 'pkceRequired'>
+>;
+
+/** One user's authorization of one application: every code and token descends from a grant. */
+export interface Grant {
+  id: number;
+  userId: number;
+  applicationId: number;
+  scope: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** A grant as the "connected applications" page lists it. */
+export interface ConnectedApplication {
+  grantId: number;
+  applicationId: number;
+  applicationName: string;
+  clientId: string;
+  ownerName: string;
+  scope: string[];
+  grantedAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface AuthorizationCode {
+  codeHash: string;
+  grantId: number;
+  applicationId: number;
+  userId: number;
+  redirectUri: string;
+  scope: string[];
+  /** RFC 7636 S256 challenge, or null when the request carried none. */
+  codeChallenge: string | null;
+  createdAt: number;
+  expiresAt: number;
+  consumedAt: number | null;
+}
+
+export interface AccessToken {
+  tokenHash: string;
+  grantId: number;
+  applicationId: number;
+  userId: number;
+  scope: string[];
+  createdAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+export interface RefreshToken {
+  tokenHash: string;
+  grantId: number;
+  applicationId: number;
+  userId: number;
+  scope: string[];
+  createdAt: number;
+  /** Idle expiry: refresh tokens die after 90 days unused. */
+  expiresAt: number;
+  /** Set when this token was exchanged for a new pair (rotation). */
+  rotatedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface Session {
+  idHash: string;
+  userId: number;
+  csrfToken: string;
+  createdAt: number;
+  lastSeenAt: number;
+  /** Absolute expiry; idle expiry is computed from lastSeenAt by the caller. */
+  expiresAt: number;
+}
+
+export interface Consent {
+  userId: number;
+  applicationId: number;
+  scope: string[];
+  createdAt: number;
+}
+
+export type AuditEventType =
+  | 'sign_in.success'
+  | 'sign_in.failure'
+  | 'sign_out'
+  | 'consent.granted'
+  | 'consent.denied'
+  | 'token.issued'
+  | 'token.refreshed'
+  | 'token.revoked'
+  | 'grant.revoked'
+  | 'code.replayed'
+  | 'refresh_token.reused'
+  | 'application.created'
+  | 'application.updated'
+  | 'application.secret_rotated'
+  | 'application.deleted'
+  | 'user.created';
+
+export interface AuditEvent {
+  id: number;
+  type: AuditEventType;
+  userId: number | null;
+  applicationId: number | null;
+  ip: string | null;
+  /** Small JSON object; never a secret. */
+  detail: Record<string, unknown>;
+  createdAt: number;
+}
+
+export type NewAuditEvent = Omit<AuditEvent, 'id'>;
+
+/** The fields of DESIGN §5 that a person sets; the rest are derived or defaulted. */
+export interface PortfolioFields {
+  name: string;
+  currencyCode: string;
+  countryCode: string;
+  /** "MM-DD" */
+  financialYearEnd: string;
+  /** "YYYY-MM-DD" */
+  inceptionDate: string;
+  tzName: string;
+  defaultSaleAllocationMethod: string;
+  cgDiscount: string | null;
+  rwtrRate: number | null;
+  trader: boolean | null;
+  disableAutomaticTransactions: boolean;
+  taxEntityType: string | null;
+  interestMethod: string;
+  applyCashAccountAdjustments: boolean;
+  buyTradeSettlementDelay: number | null;
+  sellTradeSettlementDelay: number | null;
+  accountForDelayedCashTransactions: boolean;
+  tradeSyncCashAccountId: number | null;
+  payoutSyncCashAccountId: number | null;
+  brokerEmailApiEnabled: boolean;
+  brokerEmailKey: string | null;
+  externalIdentifier: string | null;
+}
+
+export interface Portfolio extends PortfolioFields {
+  id: number;
+  ownerId: number;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,128 @@
+// Storage interfaces shaped by use (DESIGN §3): each method is one thing a flow
+// needs, and any atomicity the flow relies on lives inside the method.
+import type {
+  AccessToken, Application, ApplicationChanges, AuditEvent, AuthorizationCode,
+  ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
+  PortfolioFields, RefreshToken, Session, User, UserCredentials,
+} from './records.ts';
+
+/** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
+export class StorageConflictError extends Error {
+  constructor(readonly what: string) {
+    super(`${what} already exists`);
+    this.name = 'StorageConflictError';
+  }
+}
+
+/** Thrown when the database cannot be reached or fails; routes answer 503. */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('storage unavailable', { cause });
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+export interface UserStore {
+  createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User>;
+  /** Email is matched case-insensitively. */
+  findUserCredentials(email: string): Promise<UserCredentials | undefined>;
+  findUserById(id: number): Promise<User | undefined>;
+}
+
+export interface ApplicationStore {
+  createApplication(input: NewApplication, now: number): Promise<Application>;
+  findApplicationByClientId(clientId: string): Promise<Application | undefined>;
+  findApplicationById(id: number): Promise<Application | undefined>;
+  listApplicationsOwnedBy(ownerId: number): Promise<Application[]>;
+  /** Returns undefined when no application with that id belongs to ownerId. */
+  updateApplication(id: number, ownerId: number, changes: ApplicationChanges, now: number): Promise<Application | undefined>;
+  /** The old secret stops working the moment this returns true. */
+  replaceApplicationSecret(id: number, secretHash: string, now: number): Promise<boolean>;
+  /** Deletes the application and, with it, every grant, code and token it holds. */
+  deleteApplication(id: number, ownerId: number): Promise<boolean>;
+}
+
+export interface GrantStore {
+  /** The live grant of this user for this application, created if there is none. */
+  findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant>;
+  findGrant(id: number): Promise<Grant | undefined>;
+  /** Revokes the grant and, in one transaction, every code, access and refresh token descended from it. */
+  revokeGrant(grantId: number, now: number): Promise<void>;
+  listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
+}
+
+export type CodeConsumption =
+  | { outcome: 'consumed'; code: AuthorizationCode }
+  | { outcome: 'already_consumed'; code: AuthorizationCode }
+  | { outcome: 'not_found' };
+
+export interface AuthorizationCodeStore {
+  saveAuthorizationCode(code: AuthorizationCode): Promise<void>;
+  /** Marks the code used with one conditional UPDATE, so exactly one caller ever gets 'consumed'. */
+  consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption>;
+}
+
+export interface IssuedTokens {
+  access: AccessToken;
+  refresh?: RefreshToken;
+}
+
+export interface TokenStore {
+  /** Saves an access token (and refresh token) in one transaction and marks the grant used. */
+  saveTokens(tokens: IssuedTokens): Promise<void>;
+  findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
+  findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
+  /**
+   * Rotation: marks `previousHash` rotated only if it is still live (not rotated,
+   * not revoked) and saves `next` in the same transaction. False means another
+   * request won the race or the token is no longer live; nothing was written.
+   */
+  rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
+  /** Returns false when the token was unknown or already revoked. */
+  revokeAccessToken(tokenHash: string, now: number): Promise<boolean>;
+  /** Deletes tokens and codes that are expired, consumed or revoked before `olderThan`. */
+  purgeExpired(now: number, olderThan: number): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
+}
+
+export interface SessionStore {
+  createSession(session: Session): Promise<void>;
+  findSession(idHash: string): Promise<Session | undefined>;
+  touchSession(idHash: string, now: number): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+}
+
+export interface ConsentStore {
+  findConsent(userId: number, applicationId: number): Promise<Consent | undefined>;
+  rememberConsent(userId: number, applicationId: number, scope: string[], now: number): Promise<void>;
+  forgetConsent(userId: number, applicationId: number): Promise<void>;
+}
+
+export interface AuditStore {
+  recordEvent(event: NewAuditEvent): Promise<void>;
+  listEventsForUser(userId: number, limit: number): Promise<AuditEvent[]>;
+}
+
+export interface PortfolioStore {
+  createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio>;
+  listPortfoliosOwnedBy(ownerId: number): Promise<Portfolio[]>;
+  findPortfolioOwnedBy(id: number, ownerId: number): Promise<Portfolio | undefined>;
+  updatePortfolio(id: number, ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio | undefined>;
+  deletePortfolio(id: number, ownerId: number): Promise<boolean>;
+}
+
+export interface Storage {
+  users: UserStore;
+  applications: ApplicationStore;
+  grants: GrantStore;
+  codes: AuthorizationCodeStore;
+  tokens: TokenStore;
+  sessions: SessionStore;
+  consents: ConsentStore;
+  audit: AuditStore;
+  portfolios: PortfolioStore;
+  /** True when the database answers a trivial query. */
+  isReachable(): Promise<boolean>;
+  /** True when the database had no users before this process migrated it. */
+  readonly kind: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+}

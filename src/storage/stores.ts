@@ -27,6 +27,8 @@ export interface UserStore {
   /** Email is matched case-insensitively. */
   findUserCredentials(email: string): Promise<UserCredentials | undefined>;
   findUserById(id: number): Promise<User | undefined>;
+  /** False on a new database: start-up seeds demo data only then. */
+  hasAnyUser(): Promise<boolean>;
 }
 
 export interface ApplicationStore {
@@ -122,7 +124,6 @@ export interface Storage {
   portfolios: PortfolioStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
-  /** True when the database had no users before this process migrated it. */
   readonly kind: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }

@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Clock } from './platform/clock.ts';
+import type { RandomSource } from './platform/random.ts';
+import type { Storage } from './storage/stores.ts';
+
+/** Everything buildApp needs from outside; tests pass fakes for clock and random. */
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+}

@@ -1,11 +1,129 @@
-// Placeholder shape; the parser lands with the configuration work.
+// Configuration is parsed once, here, from the environment (DESIGN §4). Nothing
+// else in src/ reads process.env; main.ts passes it in.
+import { isLoopbackHost } from './platform/loopback.ts';
+
+export type Environment = 'development' | 'production' | 'test';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
 export interface Config {
-  env: 'development' | 'production' | 'test';
+  env: Environment;
   databaseUrl: string;
   /** Public base address without a trailing slash; issuer, links and redirects use it. */
   baseUrl: string;
   host: string;
   port: number;
   redisUrl: string | null;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logLevel: LogLevel;
+  /** Bearer API requests allowed per application and user each minute. */
+  rateLimitPerMinute: number;
+  /** Whether the sign-up page accepts new accounts. */
+  allowSignup: boolean;
+}
+
+/** A bad environment value; the message names the variable and the accepted form. */
+export class ConfigError extends Error {
+  constructor(variable: string, accepted: string, got: string) {
+    super(`${variable} must be ${accepted}, got ${JSON.stringify(got)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const ENVIRONMENTS: readonly Environment[] = ['development', 'production', 'test'];
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** An empty variable counts as unset, as it does for most shells' `VAR= cmd`. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(name, `one of ${allowed.join(', ')}`, value);
+}
+
+function integer(env: Env, name: string, min: number, max: number, fallback: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
+    const accepted = max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    throw new ConfigError(name, accepted, value);
+  }
+  return parsed;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  const lower = value.toLowerCase();
+  if (lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
+  throw new ConfigError(name, 'true, false, 1 or 0', value);
+}
+
+function baseUrl(env: Env, environment: Environment): string {
+  const name = 'FOLIO_BASE_URL';
+  const value = read(env, name) ?? 'http://localhost:3000';
+  const accepted = 'an absolute http(s) URL without query or fragment, like https://folio.example.com';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, accepted, value);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== ''
+    || value.includes('?') || value.includes('#') || url.username !== '' || url.password !== '') {
+    throw new ConfigError(name, accepted, value);
+  }
+  // Tokens and passwords cross this address; plain http is only safe on this machine.
+  if (environment === 'production' && url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+    throw new ConfigError(name, 'an https URL when FOLIO_ENV is production (loopback excepted)', value);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function redisUrl(env: Env): string | null {
+  const name = 'FOLIO_REDIS_URL';
+  const value = read(env, name);
+  if (value === undefined) return null;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch { /* reported below */ }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new ConfigError(name, 'a redis:// or rediss:// URL', value);
+  }
+  return value;
+}
+
+function port(env: Env): number {
+  const name = read(env, 'FOLIO_PORT') !== undefined ? 'FOLIO_PORT' : 'PORT';
+  return integer(env, name, 0, 65535, 3000);
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null) deepFreeze(child);
+  }
+  return Object.freeze(value);
+}
+
+export function loadConfig(env: Env): Config {
+  const environment = oneOf(env, 'FOLIO_ENV', ENVIRONMENTS, 'development');
+  return deepFreeze({
+    env: environment,
+    databaseUrl: read(env, 'FOLIO_DATABASE_URL') ?? './data/folio.db',
+    baseUrl: baseUrl(env, environment),
+    host: read(env, 'FOLIO_HOST') ?? '127.0.0.1',
+    port: port(env),
+    redisUrl: redisUrl(env),
+    logLevel: oneOf(env, 'FOLIO_LOG_LEVEL', LOG_LEVELS, 'info'),
+    rateLimitPerMinute: integer(env, 'FOLIO_RATE_LIMIT_PER_MINUTE', 1, Number.MAX_SAFE_INTEGER, 360),
+    allowSignup: boolean(env, 'FOLIO_ALLOW_SIGNUP', environment !== 'production'),
+  });
 }

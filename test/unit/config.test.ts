@@ -1,0 +1,115 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+function rejects(env: Record<string, string>, variable: string, accepted: RegExp): void {
+  assert.throws(() => loadConfig(env), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, new RegExp(`^${variable} must be `));
+    assert.match(error.message, accepted);
+    return true;
+  });
+}
+
+describe('loadConfig', () => {
+  test('uses the documented defaults for an empty environment', () => {
+    assert.deepEqual({ ...loadConfig({}) }, {
+      env: 'development',
+      databaseUrl: './data/folio.db',
+      baseUrl: 'http://localhost:3000',
+      host: '127.0.0.1',
+      port: 3000,
+      redisUrl: null,
+      logLevel: 'info',
+      rateLimitPerMinute: 360,
+      allowSignup: true,
+    });
+  });
+
+  test('returns a frozen object', () => {
+    const config = loadConfig({});
+    assert.ok(Object.isFrozen(config));
+    assert.throws(() => { (config as { port: number }).port = 1; }, TypeError);
+  });
+
+  test('treats an empty variable as unset', () => {
+    assert.equal(loadConfig({ FOLIO_PORT: '', FOLIO_ENV: ' ' }).port, 3000);
+  });
+
+  test('FOLIO_DATABASE_URL passes through any of the three forms', () => {
+    for (const url of ['/tmp/x/folio.db', 'sqlite::memory:', 'postgres://u:p@db:5432/folio']) {
+      assert.equal(loadConfig({ FOLIO_DATABASE_URL: url }).databaseUrl, url);
+    }
+  });
+
+  describe('FOLIO_BASE_URL', () => {
+    test('strips trailing slashes and keeps a path', () => {
+      assert.equal(loadConfig({ FOLIO_BASE_URL: 'https://folio.example.com/' }).baseUrl, 'https://folio.example.com');
+      assert.equal(loadConfig({ FOLIO_BASE_URL: 'https://example.com/folio//' }).baseUrl, 'https://example.com/folio');
+    });
+    test('refuses relative, non-http, query and fragment forms', () => {
+      for (const bad of ['folio.example.com', '/folio', 'ftp://example.com', 'https://x.test/?a=1', 'https://x.test/#top', 'https://x.test/?']) {
+        rejects({ FOLIO_BASE_URL: bad }, 'FOLIO_BASE_URL', /absolute http\(s\) URL/);
+      }
+    });
+    test('production requires https unless the host is loopback', () => {
+      rejects({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'http://folio.example.com' }, 'FOLIO_BASE_URL', /https URL when FOLIO_ENV is production/);
+      assert.equal(loadConfig({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://folio.example.com' }).baseUrl, 'https://folio.example.com');
+      for (const loopback of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000']) {
+        assert.equal(loadConfig({ FOLIO_ENV: 'production', FOLIO_BASE_URL: loopback }).baseUrl, loopback);
+      }
+    });
+  });
+
+  test('FOLIO_HOST sets the listen address', () => {
+    assert.equal(loadConfig({ FOLIO_HOST: '0.0.0.0' }).host, '0.0.0.0');
+  });
+
+  describe('FOLIO_PORT and PORT', () => {
+    test('accepts 0 to 65535, FOLIO_PORT first', () => {
+      assert.equal(loadConfig({ FOLIO_PORT: '0' }).port, 0);
+      assert.equal(loadConfig({ FOLIO_PORT: '65535' }).port, 65535);
+      assert.equal(loadConfig({ PORT: '8080' }).port, 8080);
+      assert.equal(loadConfig({ FOLIO_PORT: '4000', PORT: '8080' }).port, 4000);
+    });
+    test('names the variable that was wrong', () => {
+      assert.throws(() => loadConfig({ FOLIO_PORT: 'abc' }), { message: 'FOLIO_PORT must be an integer from 0 to 65535, got "abc"' });
+      for (const bad of ['65536', '-1', '3.5', '1e3']) rejects({ FOLIO_PORT: bad }, 'FOLIO_PORT', /integer from 0 to 65535/);
+      rejects({ PORT: 'http' }, 'PORT', /integer from 0 to 65535/);
+    });
+  });
+
+  test('FOLIO_REDIS_URL accepts redis:// and rediss:// only', () => {
+    assert.equal(loadConfig({ FOLIO_REDIS_URL: 'redis://cache:6379/0' }).redisUrl, 'redis://cache:6379/0');
+    assert.equal(loadConfig({ FOLIO_REDIS_URL: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380');
+    for (const bad of ['http://cache:6379', 'cache:6379', 'nonsense']) rejects({ FOLIO_REDIS_URL: bad }, 'FOLIO_REDIS_URL', /redis:\/\/ or rediss:\/\//);
+  });
+
+  test('FOLIO_ENV accepts development, production and test', () => {
+    assert.equal(loadConfig({ FOLIO_ENV: 'test' }).env, 'test');
+    assert.equal(loadConfig({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.test' }).env, 'production');
+    rejects({ FOLIO_ENV: 'prod' }, 'FOLIO_ENV', /one of development, production, test, got "prod"/);
+  });
+
+  test('FOLIO_LOG_LEVEL accepts pino levels including silent', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+      assert.equal(loadConfig({ FOLIO_LOG_LEVEL: level }).logLevel, level);
+    }
+    rejects({ FOLIO_LOG_LEVEL: 'verbose' }, 'FOLIO_LOG_LEVEL', /one of fatal, error/);
+  });
+
+  test('FOLIO_RATE_LIMIT_PER_MINUTE is a positive integer', () => {
+    assert.equal(loadConfig({ FOLIO_RATE_LIMIT_PER_MINUTE: '60' }).rateLimitPerMinute, 60);
+    for (const bad of ['0', '-5', 'many', '1.5']) rejects({ FOLIO_RATE_LIMIT_PER_MINUTE: bad }, 'FOLIO_RATE_LIMIT_PER_MINUTE', /integer of at least 1/);
+  });
+
+  test('FOLIO_ALLOW_SIGNUP defaults on outside production and off in it', () => {
+    assert.equal(loadConfig({ FOLIO_ENV: 'test' }).allowSignup, true);
+    assert.equal(loadConfig({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.test' }).allowSignup, false);
+    assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: 'false' }).allowSignup, false);
+    assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: '0' }).allowSignup, false);
+    assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: 'TRUE', FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.test' }).allowSignup, true);
+    assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: '1' }).allowSignup, true);
+    rejects({ FOLIO_ALLOW_SIGNUP: 'yes' }, 'FOLIO_ALLOW_SIGNUP', /true, false, 1 or 0/);
+  });
+});

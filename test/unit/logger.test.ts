@@ -1,0 +1,66 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { stream, text: () => lines.join('\n'), parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+const SECRETS = {
+  password: 'pw-SECRET-1', client_secret: 'cs-SECRET-2', secret: 'SECRET-3', token: 'tok-SECRET-4',
+  access_token: 'at-SECRET-5', refresh_token: 'rt-SECRET-6', code: 'code-SECRET-7',
+  code_verifier: 'cv-SECRET-8', csrf: 'csrf-SECRET-9',
+};
+
+describe('logger redaction', () => {
+  test('redacts secret fields at the top level and nested a few levels deep', () => {
+    const out = capture();
+    const logger = createLogger({ logLevel: 'info' }, out.stream);
+    logger.info({ ...SECRETS, body: { ...SECRETS }, a: { b: { ...SECRETS, c: { ...SECRETS } } } }, 'token request');
+    assert.doesNotMatch(out.text(), /SECRET/);
+    const [line] = out.parsed();
+    assert.equal(line?.password, REDACTED);
+    assert.deepEqual((line?.body as Record<string, unknown>).code, REDACTED);
+    assert.equal(line?.msg, 'token request');
+  });
+
+  test('redacts authorization and cookie headers', () => {
+    const out = capture();
+    const logger = createLogger({ logLevel: 'info' }, out.stream);
+    logger.info({ headers: { authorization: 'Bearer folio_at_SECRET', cookie: 'sid=SECRET', accept: 'text/html' } });
+    logger.info({ res: { headers: { 'set-cookie': 'sid=SECRET; HttpOnly' } } });
+    logger.info({ req: { method: 'GET', url: '/api/v2/my_user', headers: { authorization: 'Basic SECRET' } } });
+    assert.doesNotMatch(out.text(), /SECRET/);
+    assert.match(out.text(), /text\/html/);
+  });
+
+  test('redacts credential query parameters in a logged request URL', () => {
+    const out = capture();
+    const logger = createLogger({ logLevel: 'info' }, out.stream);
+    logger.info({ req: { method: 'GET', url: '/oauth2/authorize/native?code=folio_ac_SECRET&state=xyz' } }, 'request');
+    assert.doesNotMatch(out.text(), /SECRET/);
+    assert.match(out.text(), /state=xyz/);
+  });
+
+  test('redactUrl leaves harmless URLs alone', () => {
+    assert.equal(redactUrl('/api/v2/portfolios.json'), '/api/v2/portfolios.json');
+    assert.equal(redactUrl('/x?page=2&per_page=10'), '/x?page=2&per_page=10');
+    assert.equal(redactUrl('/x?access_token=abc&page=2'), '/x?access_token=%5Bredacted%5D&page=2');
+  });
+
+  test('honours the configured level', () => {
+    const out = capture();
+    const logger = createLogger({ logLevel: 'warn' }, out.stream);
+    logger.info('quiet');
+    logger.warn('loud');
+    assert.deepEqual(out.parsed().map((line) => line.msg), ['loud']);
+  });
+});

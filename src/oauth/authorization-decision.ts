@@ -1,0 +1,110 @@
+// What happens to a valid authorization request: sign in, ask for consent, or
+// send the code back (RFC 6749 §4.1.2). Consent is remembered per user,
+// application and scope; only confidential applications may skip the page
+// (DESIGN §2), since a public client's identity is not proven by its redirect.
+import { generateCredential, hashCredential } from '../platform/secrets.ts';
+import type { AuditStore, AuthorizationCodeStore, ConsentStore, GrantStore } from '../storage/stores.ts';
+import type { AuthorizationRequest } from './authorize.ts';
+import { OAuthError } from './errors.ts';
+import { lifetimes } from './lifetimes.ts';
+import { OOB_REDIRECT_URI, buildRedirect } from './redirect-uris.ts';
+import type { TokenMinter } from './tokens.ts';
+
+export type AuthorizationStep =
+  | { step: 'sign_in'; endCurrentSession: boolean }
+  | { step: 'consent' }
+  | { step: 'redirect'; location: string };
+
+export interface AuthorizationDecisionDeps extends TokenMinter {
+  grants: Pick<GrantStore, 'findOrCreateActiveGrant'>;
+  codes: Pick<AuthorizationCodeStore, 'saveAuthorizationCode'>;
+  consents: Pick<ConsentStore, 'findConsent' | 'rememberConsent'>;
+  audit: AuditStore;
+  /** RFC 9207 `iss`: the issuer identifier, i.e. FOLIO_BASE_URL. */
+  issuer: string;
+  /** Where the out-of-band redirect shows the code. */
+  nativeCodePage: string;
+}
+
+export async function decideAuthorization(
+  request: AuthorizationRequest,
+  userId: number | undefined,
+  deps: AuthorizationDecisionDeps,
+): Promise<AuthorizationStep> {
+  // The sign-in page returns to this request without the login prompt (see
+  // withoutLoginPrompt), so forcing a fresh sign-in cannot loop.
+  if (request.prompt.login) return { step: 'sign_in', endCurrentSession: userId !== undefined };
+  if (userId === undefined) {
+    if (request.prompt.none) throw new OAuthError('login_required', 'The user is not signed in').withRedirect(redirectTarget(request));
+    return { step: 'sign_in', endCurrentSession: false };
+  }
+  if (await needsConsent(request, userId, deps)) {
+    if (request.prompt.none) throw new OAuthError('consent_required', 'The user has not approved this application').withRedirect(redirectTarget(request));
+    return { step: 'consent' };
+  }
+  return { step: 'redirect', location: await issueCode(request, userId, deps) };
+}
+
+/** The request's parameters with prompt=login and prompt_login removed: where sign-in returns to. */
+export function withoutLoginPrompt(params: Readonly<Record<string, string>>): Record<string, string> {
+  const { prompt_login: _forced, prompt, ...rest } = params;
+  const remaining = (prompt ?? '').split(' ').filter((value) => value !== '' && value !== 'login');
+  return remaining.length > 0 ? { ...rest, prompt: remaining.join(' ') } : rest;
+}
+
+/** The user's answer on the consent page. Returns where to send the browser. */
+export async function answerConsent(
+  request: AuthorizationRequest,
+  userId: number,
+  approved: boolean,
+  ip: string | null,
+  deps: AuthorizationDecisionDeps,
+): Promise<string> {
+  const now = deps.clock.now();
+  const event = { userId, applicationId: request.application.id, ip, detail: { scope: request.scope.join(' ') }, createdAt: now };
+  if (!approved) {
+    await deps.audit.recordEvent({ type: 'consent.denied', ...event });
+    return errorLocation(new OAuthError('access_denied', 'The user denied the request').withRedirect(redirectTarget(request)), deps);
+  }
+  await deps.consents.rememberConsent(userId, request.application.id, request.scope, now);
+  await deps.audit.recordEvent({ type: 'consent.granted', ...event });
+  return issueCode(request, userId, deps);
+}
+
+/** The redirect for an error whose redirect URI is verified (OAuthError.redirectTo set). */
+export function errorLocation(error: OAuthError, deps: Pick<AuthorizationDecisionDeps, 'issuer'>): string {
+  if (error.redirectTo === undefined) throw error;
+  const { redirectUri, state } = error.redirectTo;
+  return buildRedirect(redirectUri, { error: error.code, error_description: error.description, state, iss: deps.issuer });
+}
+
+function redirectTarget(request: AuthorizationRequest) {
+  return { redirectUri: request.redirectUri, state: request.state };
+}
+
+async function needsConsent(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<boolean> {
+  if (request.prompt.consent || !request.application.confidential) return true;
+  const consent = await deps.consents.findConsent(userId, request.application.id);
+  return consent === undefined || !request.scope.every((scope) => consent.scope.includes(scope));
+}
+
+async function issueCode(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<string> {
+  const now = deps.clock.now();
+  const { application } = request;
+  const grant = await deps.grants.findOrCreateActiveGrant(userId, application.id, request.scope, now);
+  const code = generateCredential('authorizationCode', deps.random);
+  await deps.codes.saveAuthorizationCode({
+    codeHash: hashCredential(code),
+    grantId: grant.id,
+    applicationId: application.id,
+    userId,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    codeChallenge: request.codeChallenge,
+    createdAt: now,
+    expiresAt: now + lifetimes.authorizationCode,
+    consumedAt: null,
+  });
+  if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { code });
+  return buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer });
+}

@@ -1,0 +1,48 @@
+// Client authentication at the token, revocation and introspection endpoints
+// (RFC 6749 §2.3). The HTTP layer extracts what was presented; this decides.
+import { hashCredential, hashesEqual, isWellFormedCredential } from '../platform/secrets.ts';
+import type { Application } from '../storage/records.ts';
+import type { ApplicationStore } from '../storage/stores.ts';
+import { OAuthError } from './errors.ts';
+
+export const clientAuthenticationMethods = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export type ClientAuthenticationMethod = (typeof clientAuthenticationMethods)[number];
+
+export interface PresentedClient {
+  method: ClientAuthenticationMethod;
+  clientId: string;
+  clientSecret?: string;
+}
+
+export interface AuthenticatedClient {
+  application: Application;
+  /** True when the client proved it holds the secret. */
+  confidential: boolean;
+}
+
+const CLIENT_ID_MAX = 256;
+
+export async function authenticateClient(
+  presented: PresentedClient | undefined,
+  applications: Pick<ApplicationStore, 'findApplicationByClientId'>,
+): Promise<AuthenticatedClient> {
+  if (presented === undefined || presented.clientId === '') {
+    throw new OAuthError('invalid_client', 'Client authentication is required: send client_id (and client_secret for confidential applications)');
+  }
+  const application = presented.clientId.length <= CLIENT_ID_MAX
+    ? await applications.findApplicationByClientId(presented.clientId)
+    : undefined;
+  if (application === undefined) throw new OAuthError('invalid_client', 'Unknown client');
+
+  if (presented.clientSecret !== undefined) {
+    const secret = presented.clientSecret;
+    // DESIGN §2: a secret that is sent must be right, even from a public application.
+    const matches = isWellFormedCredential('clientSecret', secret) && hashesEqual(hashCredential(secret), application.secretHash);
+    if (!matches) throw new OAuthError('invalid_client', 'Client authentication failed');
+    return { application, confidential: true };
+  }
+  if (application.confidential) {
+    throw new OAuthError('invalid_client', 'This application is confidential and must authenticate with its client_secret');
+  }
+  return { application, confidential: false };
+}

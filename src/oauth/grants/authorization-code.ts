@@ -1,0 +1,61 @@
+// RFC 6749 §4.1.3: exchange an authorization code for tokens.
+import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
+import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import { OAuthError } from '../errors.ts';
+import { verifyCodeVerifier } from '../pkce.ts';
+import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
+import type { GrantHandler, TokenRequest } from './grant-handler.ts';
+
+export interface AuthorizationCodeGrantDeps extends TokenMinter {
+  codes: AuthorizationCodeStore;
+  grants: Pick<GrantStore, 'revokeGrant'>;
+  tokens: Pick<TokenStore, 'saveTokens'>;
+  audit: AuditStore;
+}
+
+export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): GrantHandler {
+  return {
+    grantType: 'authorization_code',
+    requiredParams: ['code', 'redirect_uri'],
+    confidentialOnly: false,
+    async handle({ client, params, ip }: TokenRequest) {
+      const code = params.code!;
+      if (!isWellFormedCredential('authorizationCode', code)) {
+        throw new OAuthError('invalid_grant', 'The authorization code is invalid');
+      }
+      const now = deps.clock.now();
+      const consumption = await deps.codes.consumeAuthorizationCode(hashCredential(code), now);
+      if (consumption.outcome === 'not_found') {
+        throw new OAuthError('invalid_grant', 'The authorization code is invalid');
+      }
+      const stored = consumption.code;
+      if (consumption.outcome === 'already_consumed') {
+        // RFC 6749 §4.1.2: a code used twice means it leaked; revoke what it produced.
+        await deps.grants.revokeGrant(stored.grantId, now);
+        await deps.audit.recordEvent({
+          type: 'code.replayed', userId: stored.userId, applicationId: stored.applicationId,
+          ip, detail: { grant_id: stored.grantId }, createdAt: now,
+        });
+        throw new OAuthError('invalid_grant', 'The authorization code has already been used; tokens issued from it are revoked');
+      }
+      if (stored.applicationId !== client.application.id) {
+        throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
+      }
+      if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'The authorization code has expired');
+      // RFC 6749 §4.1.3: redirect_uri must be identical to the one in the authorization request.
+      if (params.redirect_uri !== stored.redirectUri) {
+        throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+      }
+      verifyCodeVerifier(params.code_verifier, stored.codeChallenge);
+
+      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope: stored.scope };
+      const minted = mintTokens(deps, subject, true);
+      await deps.tokens.saveTokens(minted.records);
+      await deps.audit.recordEvent({
+        type: 'token.issued', userId: stored.userId, applicationId: stored.applicationId,
+        ip, detail: { grant_type: 'authorization_code', grant_id: stored.grantId }, createdAt: now,
+      });
+      return tokenResponse(minted, stored.scope);
+    },
+  };
+}

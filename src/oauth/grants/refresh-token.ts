@@ -1,0 +1,67 @@
+// RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every refresh returns a new
+// pair and kills the presented refresh token; the old access token lives on
+// until it expires.
+import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
+import type { RefreshToken } from '../../storage/records.ts';
+import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import { OAuthError } from '../errors.ts';
+import { lifetimes } from '../lifetimes.ts';
+import { narrowScope } from '../scopes.ts';
+import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
+import type { GrantHandler, TokenRequest } from './grant-handler.ts';
+
+export interface RefreshTokenGrantDeps extends TokenMinter {
+  grants: Pick<GrantStore, 'revokeGrant'>;
+  tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
+  audit: AuditStore;
+}
+
+const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
+
+export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandler {
+  async function treatAsStolen(stored: RefreshToken, now: number, ip: string | null): Promise<never> {
+    await deps.grants.revokeGrant(stored.grantId, now);
+    await deps.audit.recordEvent({
+      type: 'refresh_token.reused', userId: stored.userId, applicationId: stored.applicationId,
+      ip, detail: { grant_id: stored.grantId }, createdAt: now,
+    });
+    throw new OAuthError('invalid_grant', 'The refresh token was already used; every token of this authorization is revoked');
+  }
+
+  return {
+    grantType: 'refresh_token',
+    requiredParams: ['refresh_token'],
+    confidentialOnly: false,
+    async handle({ client, params, ip }: TokenRequest) {
+      const presented = params.refresh_token!;
+      if (!isWellFormedCredential('refreshToken', presented)) throw invalid();
+      const hash = hashCredential(presented);
+      const stored = await deps.tokens.findRefreshToken(hash);
+      // RFC 6749 §6: the refresh token must have been issued to this client.
+      if (stored === undefined || stored.applicationId !== client.application.id) throw invalid();
+      if (stored.revokedAt !== null) throw invalid();
+
+      const now = deps.clock.now();
+      if (stored.rotatedAt !== null) {
+        // Two requests of one client racing each other: refuse the loser quietly.
+        if (now - stored.rotatedAt <= lifetimes.refreshRaceWindow) {
+          throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
+        }
+        return treatAsStolen(stored, now, ip);
+      }
+      if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
+
+      const scope = narrowScope(params.scope, stored.scope);
+      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope };
+      const minted = mintTokens(deps, subject, true);
+      const won = await deps.tokens.rotateRefreshToken(hash, minted.records, now);
+      if (!won) throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
+
+      await deps.audit.recordEvent({
+        type: 'token.refreshed', userId: stored.userId, applicationId: stored.applicationId,
+        ip, detail: { grant_id: stored.grantId }, createdAt: now,
+      });
+      return tokenResponse(minted, scope);
+    },
+  };
+}

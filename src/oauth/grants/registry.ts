@@ -1,0 +1,26 @@
+// The grants Folio supports. The token endpoint dispatches on this registry and
+// the RFC 8414 metadata lists its keys, so the two cannot disagree.
+import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { TokenMinter } from '../tokens.ts';
+import { createAuthorizationCodeGrant } from './authorization-code.ts';
+import { createClientCredentialsGrant } from './client-credentials.ts';
+import type { GrantHandler } from './grant-handler.ts';
+import { createRefreshTokenGrant } from './refresh-token.ts';
+
+export type GrantRegistry = ReadonlyMap<string, GrantHandler>;
+
+export interface GrantRegistryDeps extends TokenMinter {
+  codes: AuthorizationCodeStore;
+  grants: GrantStore;
+  tokens: TokenStore;
+  audit: AuditStore;
+}
+
+export function createGrantRegistry(deps: GrantRegistryDeps): GrantRegistry {
+  const handlers = [
+    createAuthorizationCodeGrant(deps),
+    createClientCredentialsGrant(deps),
+    createRefreshTokenGrant(deps),
+  ];
+  return new Map(handlers.map((handler) => [handler.grantType, handler]));
+}

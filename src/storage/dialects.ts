@@ -1,0 +1,42 @@
+// One Kysely instance per database kind, configured for how Folio uses it.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export const SQLITE_MEMORY = ':memory:';
+const CONNECT_TIMEOUT_MS = 5000;
+
+export function createSqliteKysely(filename: string): Kysely<Database> {
+  if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
+  const database = new SqliteDatabase(filename);
+  // WAL lets readers run beside the single writer; meaningless for an in-memory database.
+  if (filename !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  // FULL rather than NORMAL: in WAL mode NORMAL may lose the last commits on power
+  // loss, and a token or code the client already holds must still exist afterwards.
+  database.pragma('synchronous = FULL');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+// Times are int8 Unix milliseconds, far below 2^53, so a JS number holds them exactly;
+// the driver's default would hand back strings.
+const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+  oid === pg.types.builtins.INT8
+    ? (value: string) => Number(value)
+    : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
+
+export function createPostgresKysely(connectionString: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types: { getTypeParser },
+  });
+  // An idle client losing its connection (server restart) emits 'error' on the pool,
+  // which would otherwise crash the process; the next query reports the outage instead.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

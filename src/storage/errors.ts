@@ -1,0 +1,77 @@
+// The one place that turns driver errors into the two storage errors callers act on:
+// a conflict (a unique value already taken) and unavailability (routes answer 503).
+import { StorageConflictError, StorageUnavailableError } from './stores.ts';
+
+interface DriverError {
+  code?: unknown;
+  message?: unknown;
+  detail?: unknown;
+}
+
+const UNAVAILABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH',
+]);
+// PostgreSQL SQLSTATEs: 57P01-03 server shutting down or starting, 53300 too many connections.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|NOTADB|CORRUPT)/;
+// node-postgres reports pool and connection trouble as plain Errors with these messages.
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Cannot use a pool after calling end',
+  'Client has encountered a connection error',
+  'The database connection is not open',
+  'driver has already been destroyed',
+];
+
+function isUniqueViolation(error: DriverError): boolean {
+  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function isUnavailable(error: DriverError): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (UNAVAILABLE_NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+  if (code.startsWith('08') && code.length === 5) return true;
+  if (UNAVAILABLE_SQLITE_CODES.test(code)) return true;
+  const message = typeof error.message === 'string' ? error.message : '';
+  return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
+}
+
+/** Which column a unique violation was about, e.g. "email" or "client_id". */
+function conflictingColumns(error: DriverError): string {
+  const pg = typeof error.detail === 'string' ? /^Key \(([^)]+)\)=/.exec(error.detail) : null;
+  if (pg?.[1]) return pg[1];
+  const sqlite = typeof error.message === 'string' ? /constraint failed: (.+)$/.exec(error.message) : null;
+  if (sqlite?.[1]) return sqlite[1].split(', ').map((column) => column.split('.').pop()).join(', ');
+  return 'record';
+}
+
+export function toStorageError(error: unknown): unknown {
+  if (error instanceof StorageConflictError || error instanceof StorageUnavailableError) return error;
+  if (typeof error !== 'object' || error === null) return error;
+  const driverError = error as DriverError;
+  if (isUniqueViolation(driverError)) return new StorageConflictError(conflictingColumns(driverError));
+  // AggregateError: node-postgres may report every address it tried (IPv4 and IPv6).
+  if (error instanceof AggregateError && error.errors.some((inner) => isUnavailable(inner ?? {}))) {
+    return new StorageUnavailableError(error);
+  }
+  if (isUnavailable(driverError)) return new StorageUnavailableError(error);
+  return error;
+}
+
+/** Wraps every method of a store so callers only ever see the storage errors above. */
+export function mappingErrors<T extends object>(store: T): T {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (error) {
+          throw toStorageError(error);
+        }
+      };
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { Application, ApplicationChanges, NewApplication } from '../records.ts';
+import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
+import type { ApplicationStore } from '../stores.ts';
+import { changedRows, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+
+function toApplication(row: ApplicationRow): Application {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    name: row.name,
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    confidential: flagFromColumn(row.confidential),
+    pkceRequired: flagFromColumn(row.pkce_required),
+    scopes: scopeFromColumn(row.scopes),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function changesToColumns(changes: ApplicationChanges): Updateable<ApplicationsTable> {
+  const columns: Updateable<ApplicationsTable> = {};
+  if (changes.name !== undefined) columns.name = changes.name;
+  if (changes.redirectUris !== undefined) columns.redirect_uris = JSON.stringify(changes.redirectUris);
+  if (changes.confidential !== undefined) columns.confidential = flagToColumn(changes.confidential);
+  if (changes.pkceRequired !== undefined) columns.pkce_required = flagToColumn(changes.pkceRequired);
+  return columns;
+}
+
+export class KyselyApplicationStore implements ApplicationStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async createApplication(input: NewApplication, now: number): Promise<Application> {
+    const row = await this.db.insertInto('applications')
+      .values({
+        owner_id: input.ownerId,
+        name: input.name,
+        client_id: input.clientId,
+        secret_hash: input.secretHash,
+        redirect_uris: JSON.stringify(input.redirectUris),
+        confidential: flagToColumn(input.confidential),
+        pkce_required: flagToColumn(input.pkceRequired),
+        scopes: scopeToColumn(input.scopes),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toApplication(row);
+  }
+
+  async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
+    const row = await this.db.selectFrom('applications').selectAll()
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return row && toApplication(row);
+  }
+
+  async findApplicationById(id: number): Promise<Application | undefined> {
+    const row = await this.db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toApplication(row);
+  }
+
+  async listApplicationsOwnedBy(ownerId: number): Promise<Application[]> {
+    const rows = await this.db.selectFrom('applications').selectAll()
+      .where('owner_id', '=', ownerId)
+      .orderBy('id')
+      .execute();
+    return rows.map(toApplication);
+  }
+
+  async updateApplication(
+    id: number, ownerId: number, changes: ApplicationChanges, now: number,
+  ): Promise<Application | undefined> {
+    const row = await this.db.updateTable('applications')
+      .set({ ...changesToColumns(changes), updated_at: now })
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toApplication(row);
+  }
+
+  async replaceApplicationSecret(id: number, secretHash: string, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('applications')
+      .set({ secret_hash: secretHash, updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return changedRows(result) > 0;
+  }
+
+  async deleteApplication(id: number, ownerId: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('applications')
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return changedRows(result) > 0;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
+import type { AuditEventRow, Database } from '../schema.ts';
+import type { AuditStore } from '../stores.ts';
+
+function toAuditEvent(row: AuditEventRow): AuditEvent {
+  return {
+    id: row.id,
+    type: row.type as AuditEventType,
+    userId: row.user_id,
+    applicationId: row.application_id,
+    ip: row.ip,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    createdAt: row.created_at,
+  };
+}
+
+export class KyselyAuditStore implements AuditStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async recordEvent(event: NewAuditEvent): Promise<void> {
+    await this.db.insertInto('audit_events')
+      .values({
+        type: event.type,
+        user_id: event.userId,
+        application_id: event.applicationId,
+        ip: event.ip,
+        detail: JSON.stringify(event.detail),
+        created_at: event.createdAt,
+      })
+      .execute();
+  }
+
+  /** Newest first; the id breaks ties between events recorded in the same millisecond. */
+  async listEventsForUser(userId: number, limit: number): Promise<AuditEvent[]> {
+    const rows = await this.db.selectFrom('audit_events').selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toAuditEvent);
+  }
+}

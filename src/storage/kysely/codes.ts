@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { AuthorizationCode } from '../records.ts';
+import type { AuthorizationCodeRow, Database } from '../schema.ts';
+import type { AuthorizationCodeStore, CodeConsumption } from '../stores.ts';
+import { scopeFromColumn, scopeToColumn } from './columns.ts';
+
+function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
+  return {
+    codeHash: row.code_hash,
+    grantId: row.grant_id,
+    applicationId: row.application_id,
+    userId: row.user_id,
+    redirectUri: row.redirect_uri,
+    scope: scopeFromColumn(row.scope),
+    codeChallenge: row.code_challenge,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+  };
+}
+
+export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
+    await this.db.insertInto('authorization_codes')
+      .values({
+        code_hash: code.codeHash,
+        grant_id: code.grantId,
+        application_id: code.applicationId,
+        user_id: code.userId,
+        redirect_uri: code.redirectUri,
+        scope: scopeToColumn(code.scope),
+        code_challenge: code.codeChallenge,
+        created_at: code.createdAt,
+        expires_at: code.expiresAt,
+        consumed_at: code.consumedAt,
+      })
+      .execute();
+  }
+
+  // RFC 6749 §4.1.2: a code is single use. The conditional UPDATE is the whole decision,
+  // so concurrent redemptions (even across instances) see exactly one 'consumed'.
+  // Expiry is the caller's call: it compares expiresAt with its clock.
+  async consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption> {
+    const consumed = await this.db.updateTable('authorization_codes')
+      .set({ consumed_at: now })
+      .where('code_hash', '=', codeHash)
+      .where('consumed_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (consumed) return { outcome: 'consumed', code: toAuthorizationCode(consumed) };
+
+    const existing = await this.db.selectFrom('authorization_codes').selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return existing ? { outcome: 'already_consumed', code: toAuthorizationCode(existing) } : { outcome: 'not_found' };
+  }
+}

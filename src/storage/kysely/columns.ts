@@ -1,0 +1,34 @@
+// Conversions between record values and the column encodings in schema.ts.
+
+export function scopeToColumn(scope: readonly string[]): string {
+  return scope.join(' ');
+}
+
+export function scopeFromColumn(value: string): string[] {
+  return value.split(' ').filter((item) => item.length > 0);
+}
+
+export function flagToColumn(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+export function flagFromColumn(value: number): boolean {
+  return value === 1;
+}
+
+export function optionalFlagToColumn(value: boolean | null): number | null {
+  return value === null ? null : flagToColumn(value);
+}
+
+export function optionalFlagFromColumn(value: number | null): boolean | null {
+  return value === null ? null : flagFromColumn(value);
+}
+
+export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number {
+  return Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
+}
+
+/** Keeps the order of `current` and appends what `requested` adds. */
+export function scopeUnion(current: readonly string[], requested: readonly string[]): string[] {
+  return [...current, ...requested.filter((item) => !current.includes(item))];
+}

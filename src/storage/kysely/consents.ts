@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { Consent } from '../records.ts';
+import type { Database } from '../schema.ts';
+import type { ConsentStore } from '../stores.ts';
+import { scopeFromColumn, scopeToColumn } from './columns.ts';
+
+export class KyselyConsentStore implements ConsentStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async findConsent(userId: number, applicationId: number): Promise<Consent | undefined> {
+    const row = await this.db.selectFrom('consents').selectAll()
+      .where('user_id', '=', userId)
+      .where('application_id', '=', applicationId)
+      .executeTakeFirst();
+    return row && {
+      userId: row.user_id,
+      applicationId: row.application_id,
+      scope: scopeFromColumn(row.scope),
+      createdAt: row.created_at,
+    };
+  }
+
+  /** Replaces any earlier consent: the latest answer is the one remembered. */
+  async rememberConsent(userId: number, applicationId: number, scope: string[], now: number): Promise<void> {
+    const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
+    await this.db.insertInto('consents')
+      .values(values)
+      .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
+        .doUpdateSet({ scope: values.scope, created_at: values.created_at }))
+      .execute();
+  }
+
+  async forgetConsent(userId: number, applicationId: number): Promise<void> {
+    await this.db.deleteFrom('consents')
+      .where('user_id', '=', userId)
+      .where('application_id', '=', applicationId)
+      .execute();
+  }
+}

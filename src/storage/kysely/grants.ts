@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { ConnectedApplication, Grant } from '../records.ts';
+import type { Database, GrantRow } from '../schema.ts';
+import type { GrantStore } from '../stores.ts';
+import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
+
+// Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
+const MAX_SETTLE_ATTEMPTS = 5;
+
+function toGrant(row: GrantRow): Grant {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    applicationId: row.application_id,
+    scope: scopeFromColumn(row.scope),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export class KyselyGrantStore implements GrantStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  // No transaction: the partial unique index on live grants decides concurrent inserts,
+  // and a scope widening only applies if nobody changed the scope since it was read.
+  async findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant> {
+    for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt++) {
+      const active = await this.db.selectFrom('grants').selectAll()
+        .where('user_id', '=', userId)
+        .where('application_id', '=', applicationId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      const settled = active ? await this.widenScope(active, scope) : await this.insertActive(userId, applicationId, scope, now);
+      if (settled) return toGrant(settled);
+    }
+    throw new Error(`could not settle the active grant of user ${userId} for application ${applicationId}`);
+  }
+
+  private async widenScope(active: GrantRow, requested: string[]): Promise<GrantRow | undefined> {
+    const current = scopeFromColumn(active.scope);
+    const wanted = scopeUnion(current, requested);
+    if (wanted.length === current.length) return active;
+    return this.db.updateTable('grants')
+      .set({ scope: scopeToColumn(wanted) })
+      .where('id', '=', active.id)
+      .where('scope', '=', active.scope)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  private insertActive(userId: number, applicationId: number, scope: string[], now: number): Promise<GrantRow | undefined> {
+    return this.db.insertInto('grants')
+      .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
+      .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async findGrant(id: number): Promise<Grant | undefined> {
+    const row = await this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toGrant(row);
+  }
+
+  async revokeGrant(grantId: number, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('grants').set({ revoked_at: now })
+        .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await trx.updateTable('access_tokens').set({ revoked_at: now })
+        .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await trx.updateTable('refresh_tokens').set({ revoked_at: now })
+        .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      // A consumed code can no longer be redeemed, so this closes codes still in flight.
+      await trx.updateTable('authorization_codes').set({ consumed_at: now })
+        .where('grant_id', '=', grantId).where('consumed_at', 'is', null).execute();
+    });
+  }
+
+  async listConnectedApplications(userId: number): Promise<ConnectedApplication[]> {
+    const rows = await this.db.selectFrom('grants')
+      .innerJoin('applications', 'applications.id', 'grants.application_id')
+      .innerJoin('users as owners', 'owners.id', 'applications.owner_id')
+      .select([
+        'grants.id as grantId',
+        'grants.application_id as applicationId',
+        'applications.name as applicationName',
+        'applications.client_id as clientId',
+        'owners.name as ownerName',
+        'grants.scope as scope',
+        'grants.created_at as grantedAt',
+        'grants.last_used_at as lastUsedAt',
+      ])
+      .where('grants.user_id', '=', userId)
+      .where('grants.revoked_at', 'is', null)
+      .orderBy('grants.created_at')
+      .orderBy('grants.id')
+      .execute();
+    return rows.map((row) => ({ ...row, scope: scopeFromColumn(row.scope) }));
+  }
+}

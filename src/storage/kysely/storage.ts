@@ -1,0 +1,40 @@
+import { sql, type Kysely } from 'kysely';
+import type { OpenedStorage } from '../open.ts';
+import type { Database, StorageKind } from '../schema.ts';
+import { mappingErrors } from '../errors.ts';
+import { migrateToLatest } from '../migrations/provider.ts';
+import { KyselyApplicationStore } from './applications.ts';
+import { KyselyAuditStore } from './audit.ts';
+import { KyselyAuthorizationCodeStore } from './codes.ts';
+import { KyselyConsentStore } from './consents.ts';
+import { KyselyGrantStore } from './grants.ts';
+import { KyselyPortfolioStore } from './portfolios.ts';
+import { KyselySessionStore } from './sessions.ts';
+import { KyselyTokenStore } from './tokens.ts';
+import { KyselyUserStore } from './users.ts';
+
+/** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
+export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): OpenedStorage {
+  return {
+    kind,
+    users: mappingErrors(new KyselyUserStore(db)),
+    applications: mappingErrors(new KyselyApplicationStore(db)),
+    grants: mappingErrors(new KyselyGrantStore(db)),
+    codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
+    tokens: mappingErrors(new KyselyTokenStore(db)),
+    sessions: mappingErrors(new KyselySessionStore(db)),
+    consents: mappingErrors(new KyselyConsentStore(db)),
+    audit: mappingErrors(new KyselyAuditStore(db)),
+    portfolios: mappingErrors(new KyselyPortfolioStore(db)),
+    async isReachable() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    migrate: () => migrateToLatest(db, kind),
+    close: () => db.destroy(),
+  };
+}

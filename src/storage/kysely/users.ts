@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { User, UserCredentials } from '../records.ts';
+import type { Database, UserRow } from '../schema.ts';
+import { StorageConflictError, type UserStore } from '../stores.ts';
+import { toStorageError } from '../errors.ts';
+
+/** Emails are stored and compared in this form, so uniqueness is case-insensitive. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function toUser(row: UserRow): User {
+  return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
+}
+
+export class KyselyUserStore implements UserStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User> {
+    try {
+      const row = await this.db.insertInto('users')
+        .values({
+          email: normalizeEmail(input.email),
+          name: input.name,
+          password_hash: input.passwordHash,
+          created_at: input.now,
+          updated_at: input.now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toUser(row);
+    } catch (error) {
+      const mapped = toStorageError(error);
+      throw mapped instanceof StorageConflictError ? new StorageConflictError('email') : mapped;
+    }
+  }
+
+  async findUserCredentials(email: string): Promise<UserCredentials | undefined> {
+    const row = await this.db.selectFrom('users').selectAll()
+      .where('email', '=', normalizeEmail(email))
+      .executeTakeFirst();
+    return row && { ...toUser(row), passwordHash: row.password_hash };
+  }
+
+  async findUserById(id: number): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async hasAnyUser(): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+}

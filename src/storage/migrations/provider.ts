@@ -1,0 +1,21 @@
+// Migrations ship in the code rather than as files found at run time, so a bundled
+// or compiled build migrates exactly what it was built with. Names sort in order.
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { StorageKind } from '../schema.ts';
+import { initialMigration } from './0001-initial.ts';
+
+class CodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly kind: StorageKind) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return {
+      '0001-initial': initialMigration(this.kind),
+    };
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>, kind: StorageKind): Promise<void> {
+  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(kind) });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}

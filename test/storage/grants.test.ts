@@ -1,0 +1,98 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeStorageContract } from './contract.ts';
+import { T0, MINUTE, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
+
+describeStorageContract('grants', (target) => {
+  it('returns the same live grant on every call for one user and application', async () => {
+    const { storage } = target();
+    const { user, application, grant } = await createGrant(storage);
+    const again = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0 + MINUTE);
+    assert.deepEqual(again, grant);
+    assert.deepEqual(grant, {
+      id: grant.id, userId: user.id, applicationId: application.id, scope: ['read'],
+      createdAt: T0, lastUsedAt: null, revokedAt: null,
+    });
+  });
+
+  it('creates exactly one live grant when many requests race for it', async () => {
+    const { storage, db } = target();
+    const owner = await createUser(storage);
+    const application = await createApplication(storage, owner);
+    const user = await createUser(storage);
+    const grants = await Promise.all(Array.from({ length: 20 }, () =>
+      storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0)));
+    assert.equal(new Set(grants.map((grant) => grant.id)).size, 1);
+    const rows = await db.selectFrom('grants').select('id').execute();
+    assert.equal(rows.length, 1);
+  });
+
+  it('widens a live grant to the union of its scope and the requested one', async () => {
+    const { storage } = target();
+    const { user, application, grant } = await createGrant(storage);
+    const widened = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['write', 'read'], T0);
+    assert.equal(widened.id, grant.id);
+    assert.deepEqual(widened.scope, ['read', 'write']);
+    const narrower = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0);
+    assert.deepEqual(narrower.scope, ['read', 'write']);
+  });
+
+  it('starts a new grant once the previous one is revoked', async () => {
+    const { storage } = target();
+    const { user, application, grant } = await createGrant(storage);
+    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    const next = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0 + 2 * MINUTE);
+    assert.notEqual(next.id, grant.id);
+    assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
+  });
+
+  it('revoking a grant revokes its access and refresh tokens and closes its unused codes', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const tokens = tokenPairFor(grant);
+    await storage.tokens.saveTokens(tokens);
+    const code = codeFor(grant);
+    await storage.codes.saveAuthorizationCode(code);
+
+    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+
+    assert.equal((await storage.tokens.findAccessToken(tokens.access.tokenHash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
+    const redemption = await storage.codes.consumeAuthorizationCode(code.codeHash, T0 + 2 * MINUTE);
+    assert.equal(redemption.outcome, 'already_consumed');
+    assert.equal(await storage.tokens.rotateRefreshToken(tokens.refresh!.tokenHash, tokenPairFor(grant), T0 + 2 * MINUTE), false);
+  });
+
+  it('keeps the first revocation time when a grant is revoked twice', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const tokens = tokenPairFor(grant);
+    await storage.tokens.saveTokens(tokens);
+    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    await storage.grants.revokeGrant(grant.id, T0 + 2 * MINUTE);
+    assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
+    assert.equal((await storage.tokens.findAccessToken(tokens.access.tokenHash))?.revokedAt, T0 + MINUTE);
+  });
+
+  it('lists connected applications with their owner, scope and last use, leaving out revoked grants', async () => {
+    const { storage } = target();
+    const { user, application, grant } = await createGrant(storage);
+    const developer = await storage.users.findUserById(application.ownerId);
+    const other = await createApplication(storage, developer!, 'Other');
+    const revoked = await storage.grants.findOrCreateActiveGrant(user.id, other.id, ['read'], T0);
+    await storage.grants.revokeGrant(revoked.id, T0 + MINUTE);
+    await storage.tokens.saveTokens(tokenPairFor(grant, T0 + 5 * MINUTE));
+
+    assert.deepEqual(await storage.grants.listConnectedApplications(user.id), [{
+      grantId: grant.id,
+      applicationId: application.id,
+      applicationName: 'Budget App',
+      clientId: application.clientId,
+      ownerName: 'Developer',
+      scope: ['read'],
+      grantedAt: T0,
+      lastUsedAt: T0 + 5 * MINUTE,
+    }]);
+    assert.deepEqual(await storage.grants.listConnectedApplications(application.ownerId), []);
+  });
+});

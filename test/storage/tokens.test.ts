@@ -1,0 +1,114 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/storage/schema.ts';
+import { hashCredential } from '../../src/platform/secrets.ts';
+import { describeStorageContract } from './contract.ts';
+import { T0, MINUTE, accessTokenFor, createGrant, rawToken, refreshTokenFor, tokenPairFor } from './fixtures.ts';
+
+describeStorageContract('tokens', (target) => {
+  it('saves an access and refresh token together and marks the grant used', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const tokens = tokenPairFor(grant, T0 + MINUTE);
+    await storage.tokens.saveTokens(tokens);
+    assert.deepEqual(await storage.tokens.findAccessToken(tokens.access.tokenHash), tokens.access);
+    assert.deepEqual(await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash), tokens.refresh);
+    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + MINUTE);
+  });
+
+  it('saves an access token alone, as client credentials issue it', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const access = accessTokenFor(grant);
+    await storage.tokens.saveTokens({ access });
+    assert.deepEqual(await storage.tokens.findAccessToken(access.tokenHash), access);
+    assert.deepEqual(await db.selectFrom('refresh_tokens').select('token_hash').execute(), []);
+  });
+
+  it('stores the hashes of tokens, never the tokens themselves', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const [rawAccess, rawRefresh] = [rawToken('at'), rawToken('rt')];
+    await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawAccess), refresh: refreshTokenFor(grant, rawRefresh) });
+    const accessRows = await db.selectFrom('access_tokens').selectAll().execute();
+    const refreshRows = await db.selectFrom('refresh_tokens').selectAll().execute();
+    assert.deepEqual(accessRows.map((row) => row.token_hash), [hashCredential(rawAccess)]);
+    assert.deepEqual(refreshRows.map((row) => row.token_hash), [hashCredential(rawRefresh)]);
+    const everything = JSON.stringify([accessRows, refreshRows]);
+    assert.ok(!everything.includes(rawAccess) && !everything.includes(rawRefresh));
+  });
+
+  it('rotates a live refresh token into a new pair and marks the old one rotated', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    const next = tokenPairFor(grant, T0 + 30 * MINUTE);
+
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, next, T0 + 30 * MINUTE), true);
+
+    assert.equal((await storage.tokens.findRefreshToken(first.refresh!.tokenHash))?.rotatedAt, T0 + 30 * MINUTE);
+    assert.deepEqual(await storage.tokens.findAccessToken(next.access.tokenHash), next.access);
+    assert.deepEqual(await storage.tokens.findRefreshToken(next.refresh!.tokenHash), next.refresh);
+    assert.equal((await storage.tokens.findAccessToken(first.access.tokenHash))?.revokedAt, null);
+    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + 30 * MINUTE);
+  });
+
+  it('lets exactly one of 20 concurrent rotations of one refresh token win', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    const results = await Promise.all(Array.from({ length: 20 }, () =>
+      storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE)));
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').execute()).length, 2);
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 2);
+  });
+
+  it('refuses to rotate an already rotated token and writes nothing', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE);
+    const before = await snapshot(db);
+    const late = tokenPairFor(grant, T0 + 2 * MINUTE);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, late, T0 + 2 * MINUTE), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('refuses to rotate a revoked or unknown token and writes nothing', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    const before = await snapshot(db);
+    const next = tokenPairFor(grant, T0 + 2 * MINUTE);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, next, T0 + 2 * MINUTE), false);
+    assert.equal(await storage.tokens.rotateRefreshToken(hashCredential('unknown'), next, T0 + 2 * MINUTE), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('revokes an access token once and reports unknown or already revoked tokens', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const access = accessTokenFor(grant);
+    await storage.tokens.saveTokens({ access });
+    assert.equal(await storage.tokens.revokeAccessToken(access.tokenHash, T0 + MINUTE), true);
+    assert.equal(await storage.tokens.revokeAccessToken(access.tokenHash, T0 + 2 * MINUTE), false);
+    assert.equal(await storage.tokens.revokeAccessToken(hashCredential('unknown'), T0), false);
+    assert.equal((await storage.tokens.findAccessToken(access.tokenHash))?.revokedAt, T0 + MINUTE);
+  });
+});
+
+/** Every row rotation could touch, to prove a refused rotation wrote nothing. */
+async function snapshot(db: Kysely<Database>) {
+  return {
+    access: await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute(),
+    refresh: await db.selectFrom('refresh_tokens').selectAll().orderBy('token_hash').execute(),
+    grants: await db.selectFrom('grants').selectAll().orderBy('id').execute(),
+  };
+}

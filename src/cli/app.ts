@@ -1,0 +1,63 @@
+import { parseFlags, printJson, requireFlag } from './args.ts';
+import type { CliIo, Command } from './context.ts';
+import { UsageError } from './errors.ts';
+import { applicationJson, findOwner, registerApplication, rotateApplicationSecret, type RegisteredApplication } from './operations.ts';
+import { withStorage } from './storage.ts';
+import { validEmail, validName, validRedirectUris } from './validate.ts';
+
+function printApplication(io: CliIo, registered: RegisteredApplication, heading: string): void {
+  const json = applicationJson(registered);
+  io.out([
+    heading,
+    `  client_id:     ${json.client_id}`,
+    `  client_secret: ${json.client_secret}`,
+    `  confidential:  ${json.confidential ? 'yes' : 'no (public)'}`,
+    `  PKCE required: ${json.pkce_required ? 'yes' : 'no'}`,
+    `  redirect URIs: ${json.redirect_uris.join(', ')}`,
+    `  scopes:        ${json.scopes.join(' ')}`,
+    'The secret is shown only this once; store it now.',
+  ].join('\n'));
+}
+
+export const appCreate: Command = {
+  usage: 'folio app create --owner E --name N --redirect-uri U [--redirect-uri U2] [--public] [--pkce | --no-pkce] [--json]',
+  async run(args, { config, io, clock, random }) {
+    const { values } = parseFlags(args, {
+      owner: { type: 'string' },
+      name: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      public: { type: 'boolean' },
+      pkce: { type: 'boolean' },
+      'no-pkce': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    const ownerEmail = validEmail(requireFlag(values.owner, 'owner', 'app create'));
+    const name = validName(requireFlag(values.name, 'name', 'app create'), 'application');
+    const uris = values['redirect-uri'] ?? [];
+    if (uris.length === 0) throw new UsageError('app create needs --redirect-uri');
+    const redirectUris = validRedirectUris(uris);
+    if (values.pkce && values['no-pkce']) throw new UsageError('app create takes --pkce or --no-pkce, not both');
+    const confidential = !values.public;
+    // PKCE is the only protection a public client's code has, so it is on unless refused.
+    const pkceRequired = values.pkce ? true : values['no-pkce'] ? false : !confidential;
+
+    const registered = await withStorage(config, async (storage) => {
+      const owner = await findOwner(storage, ownerEmail);
+      return registerApplication({ storage, clock, random }, { ownerId: owner.id, name, redirectUris, confidential, pkceRequired });
+    });
+    if (values.json) printJson(io.out, applicationJson(registered));
+    else printApplication(io, registered, `Registered application "${registered.application.name}".`);
+  },
+};
+
+export const appRotateSecret: Command = {
+  usage: 'folio app rotate-secret CLIENT_ID [--json]',
+  async run(args, { config, io, clock, random }) {
+    const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, true);
+    if (positionals.length !== 1) throw new UsageError('app rotate-secret needs exactly one CLIENT_ID');
+    const clientId = positionals[0]!;
+    const registered = await withStorage(config, (storage) => rotateApplicationSecret({ storage, clock, random }, clientId));
+    if (values.json) printJson(io.out, applicationJson(registered));
+    else printApplication(io, registered, `New secret for "${registered.application.name}"; the old one no longer works.`);
+  },
+};

@@ -1,0 +1,44 @@
+// Checks on operator input, each returning the value to store or throwing a one-line CliError.
+import { validateRedirectUri } from '../platform/redirect-uris.ts';
+import { MAX_PASSWORD_BYTES } from '../platform/password.ts';
+import { CliError } from './errors.ts';
+
+export const MIN_PASSWORD_LENGTH = 8;
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+export function validEmail(email: string): string {
+  const trimmed = email.trim();
+  if (trimmed.length > 254 || !EMAIL.test(trimmed)) throw new CliError(`not an email address: ${email}`);
+  return trimmed;
+}
+
+export function validPassword(password: string): string {
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw new CliError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) throw new CliError(`password must be at most ${MAX_PASSWORD_BYTES} bytes`);
+  return password;
+}
+
+export function validName(name: string, what: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '' || trimmed.length > 200) throw new CliError(`${what} name must be 1 to 200 characters`);
+  return trimmed;
+}
+
+export function validRedirectUris(uris: string[]): string[] {
+  for (const uri of uris) {
+    const problem = validateRedirectUri(uri);
+    if (problem !== null) throw new CliError(problem);
+  }
+  return [...new Set(uris)];
+}
+
+/** ISO 4217 shape; the list of real codes changes, so only the shape is checked. */
+export function validCurrency(code: string): string {
+  if (!/^[A-Z]{3}$/.test(code)) throw new CliError(`currency must be an ISO 4217 code like AUD, got ${JSON.stringify(code)}`);
+  return code;
+}
+
+export function validCountry(code: string): string {
+  if (!/^[A-Z]{2}$/.test(code)) throw new CliError(`country must be an ISO 3166-1 alpha-2 code like AU, got ${JSON.stringify(code)}`);
+  return code;
+}

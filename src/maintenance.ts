@@ -1,0 +1,14 @@
+// Housekeeping shared by `folio tokens purge` and the server's background timer.
+import type { Storage } from './storage/stores.ts';
+
+/**
+ * Dead credentials are kept an hour before deletion so that a rotated refresh
+ * token replayed soon after is still recognised as reuse (RFC 9700 §4.14.2)
+ * rather than looking merely unknown.
+ */
+export const PURGE_RETENTION_MS = 60 * 60 * 1000;
+export const PURGE_INTERVAL_MS = 5 * 60 * 1000;
+
+export function purgeExpiredCredentials(storage: Storage, now: number) {
+  return storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS);
+}

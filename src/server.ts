@@ -1,0 +1,90 @@
+// The long-running process: open and migrate storage, seed demo data on a new
+// development database, serve, purge dead credentials, and shut down cleanly.
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { seedDemo } from './demo/seed.ts';
+import { describeDemo } from './demo/summary.ts';
+import { PURGE_INTERVAL_MS, purgeExpiredCredentials } from './maintenance.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import { createLogger } from './platform/logger.ts';
+import { cryptoRandom } from './platform/random.ts';
+import { openStorage } from './storage/open.ts';
+import type { Storage } from './storage/stores.ts';
+
+/** How long in-flight requests get to finish before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface ServerOptions {
+  /** Overrides config.port (`folio serve --port N`); 0 picks a free port. */
+  port?: number | undefined;
+  /** Where the friendly start-up lines go; stdout by default. */
+  print?: (text: string) => void;
+}
+
+export interface RunningServer {
+  /** The address actually bound, e.g. http://127.0.0.1:3000. */
+  address: string;
+  /** Stops accepting, lets in-flight requests finish, then closes storage. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    purgeExpiredCredentials(storage, clock.now())
+      .then((purged) => logger.info({ purged }, 'purged expired credentials'))
+      .catch((error: unknown) => logger.error({ err: error }, 'purging expired credentials failed'))
+      .finally(() => { running = false; });
+  }, PURGE_INTERVAL_MS);
+  // Housekeeping alone must never keep the process alive.
+  timer.unref();
+  return timer;
+}
+
+async function seedIfNew(storage: Storage, config: Config, print: (text: string) => void): Promise<void> {
+  if (config.env === 'production' || await storage.users.hasAnyUser()) return;
+  const result = await seedDemo({ storage, clock: systemClock, random: cryptoRandom });
+  print(describeDemo(result, config.baseUrl));
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const logger = createLogger(config);
+  const storage = await openStorage(config.databaseUrl);
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let address: string;
+  try {
+    await storage.migrate();
+    await seedIfNew(storage, config, print);
+    app = await buildApp({ config, storage, clock: systemClock, random: cryptoRandom, logger });
+    address = await app.listen({ host: config.host, port: options.port ?? config.port });
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
+  const purgeTimer = startPurgeTimer(storage, systemClock, logger);
+  const listening = app;
+  print(`Folio is listening on ${address}${address === config.baseUrl ? '' : ` (public address ${config.baseUrl})`}`);
+
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    clearInterval(purgeTimer);
+    // Fastify's close stops accepting and waits for in-flight requests; a stuck one is cut after the grace period.
+    const cutStragglers = setTimeout(() => listening.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    try {
+      await listening.close();
+    } finally {
+      clearTimeout(cutStragglers);
+      await storage.close();
+    }
+    logger.info('Folio stopped');
+  };
+  return {
+    address,
+    close: () => (closing ??= close()),
+  };
+}

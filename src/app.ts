@@ -1,0 +1,60 @@
+// The only place that wires things together: stores, clock and randomness go
+// in; a Fastify instance with every route comes out. The process entry
+// (server.ts) listens; tests call inject().
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppDeps } from './app-deps.ts';
+import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { registerApiV2 } from './http/routes/api-v2.ts';
+import { registerAuthorize } from './http/routes/authorize.ts';
+import { registerHealth } from './http/routes/health.ts';
+import { registerHome } from './http/routes/home.ts';
+import { registerMetadata } from './http/routes/metadata.ts';
+import { registerOAuthEndpoints } from './http/routes/oauth-endpoints.ts';
+import { registerSignIn } from './http/routes/sign-in.ts';
+import { registerTokenInfo } from './http/routes/token-info.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
+import { createSessions } from './http/sessions.ts';
+import { createGrantRegistry } from './oauth/grants/registry.ts';
+import { oauthPaths } from './oauth/metadata.ts';
+
+export type { AppDeps } from './app-deps.ts';
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, storage, clock, random } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    // Behind a load balancer the operator sets the address it forwards; we do not guess.
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  registerBodyParsers(app);
+  registerErrorHandling(app);
+  registerSecurityHeaders(app);
+
+  const issuer = config.baseUrl;
+  const registry = createGrantRegistry({ ...storage, clock, random });
+  const sessions = createSessions({
+    sessions: storage.sessions, users: storage.users, clock, random,
+    secureCookies: config.baseUrl.startsWith('https:'),
+  });
+  const bearer = { tokens: storage.tokens, clock };
+
+  registerHealth(app, { storage });
+  registerHome(app, { sessions });
+  registerMetadata(app, { issuer, registry });
+  registerOAuthEndpoints(app, { ...storage, registry, clock, issuer });
+  registerSignIn(app, { ...storage, sessions, clock });
+  registerAuthorize(app, {
+    ...storage, sessions, clock, random, issuer,
+    nativeCodePage: issuer + oauthPaths.nativeCode,
+  });
+  registerTokenInfo(app, { ...bearer, applications: storage.applications });
+  registerApiV2(app, { ...bearer, portfolios: storage.portfolios, users: storage.users, baseUrl: config.baseUrl });
+
+  await app.ready();
+  return app;
+}

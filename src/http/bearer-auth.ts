@@ -1,0 +1,32 @@
+// RFC 6750 §2.1: the access token travels in the Authorization header and nowhere else.
+import type { FastifyRequest } from 'fastify';
+import { type BearerDeps, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import type { AccessToken } from '../storage/records.ts';
+import { parseQuery } from './form-body.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    accessToken?: AccessToken;
+  }
+}
+
+const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
+
+/** `scope` null: any live token will do. */
+export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
+  return async function authenticateBearer(request: FastifyRequest): Promise<void> {
+    // A token in a URL ends up in logs and Referer headers (RFC 6750 §5.3); refuse it outright.
+    const query = request.url.includes('?') ? parseQuery(request.url) : {};
+    if ('access_token' in query) {
+      throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not the query string');
+    }
+    const header = request.headers.authorization;
+    if (header === undefined) throw new OAuthError('invalid_request', 'An access token is required in the Authorization header');
+    const match = BEARER.exec(header);
+    if (match === null) throw new OAuthError('invalid_request', 'The Authorization header must be "Bearer <access token>"');
+    const token = await verifyAccessToken(match[1]!, deps);
+    if (scope !== null) requireScope(token, scope);
+    request.accessToken = token;
+  };
+}

@@ -1,0 +1,40 @@
+// What a client presented at the token, revocation and introspection endpoints.
+import type { FastifyRequest } from 'fastify';
+import { OAuthError } from '../oauth/errors.ts';
+import type { ClientRequestInput } from '../oauth/token-endpoint.ts';
+import { type Params, repeatedParamsOf } from './form-body.ts';
+
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new OAuthError('invalid_client', 'The Basic credentials are not valid form-urlencoded text');
+  }
+}
+
+/**
+ * RFC 6749 §2.3.1: client_id and client_secret are form-urlencoded before they
+ * are joined with ":" and base64-encoded, so they are decoded after splitting.
+ */
+export function readBasicCredentials(header: string | undefined): ClientRequestInput['basic'] {
+  if (header === undefined) return undefined;
+  const match = /^Basic[ ]+([A-Za-z0-9+/=_-]*)[ ]*$/i.exec(header);
+  if (match === null) {
+    if (/^Basic\b/i.test(header)) throw new OAuthError('invalid_client', 'The Basic credentials are malformed');
+    return undefined;
+  }
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) throw new OAuthError('invalid_client', 'The Basic credentials are malformed');
+  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+}
+
+export function clientRequestInput(request: FastifyRequest): ClientRequestInput {
+  const params = (request.body ?? Object.create(null)) as Params;
+  return {
+    params,
+    repeatedParams: repeatedParamsOf(params),
+    basic: readBasicCredentials(request.headers.authorization),
+    ip: request.ip,
+  };
+}

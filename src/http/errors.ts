@@ -1,0 +1,84 @@
+// The one place an error becomes a response. JSON for the protocol and API
+// (RFC 6749 §5.2, RFC 6750 §3), an HTML page for routes marked `html`.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError, toOAuthError } from '../oauth/errors.ts';
+import { StorageUnavailableError } from '../storage/stores.ts';
+import { renderErrorPage } from '../web/error-page.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Errors on this route are shown as an HTML page rather than JSON. */
+    html?: boolean;
+    /** Errors on this route are bearer errors and carry WWW-Authenticate (RFC 6750 §3). */
+    bearer?: boolean;
+  }
+}
+
+const BEARER_REALM = 'Bearer realm="folio"';
+
+/** Maps framework and storage failures onto OAuthError; the rest becomes server_error. */
+export function classifyError(error: unknown): OAuthError {
+  if (error instanceof OAuthError) return error;
+  if (error instanceof StorageUnavailableError) {
+    return new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly', { cause: error });
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation !== undefined) return new OAuthError('invalid_request', fastifyError.message ?? 'Invalid request', { cause: error });
+  switch (fastifyError.statusCode) {
+    case 413:
+      return new OAuthError('payload_too_large', 'The request body is too large', { cause: error });
+    case 415:
+      return new OAuthError('invalid_request', 'Unsupported content type: send application/x-www-form-urlencoded, multipart/form-data or application/json', { cause: error });
+    case undefined:
+      return toOAuthError(error);
+    default:
+      if (fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+        return new OAuthError('invalid_request', 'The request is malformed', { cause: error });
+      }
+      return toOAuthError(error);
+  }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: OAuthError): FastifyReply {
+  reply.code(error.status);
+  if (error.code === 'invalid_client' && request.headers.authorization?.toLowerCase().startsWith('basic ')) {
+    // RFC 6749 §5.2: answer a failed Basic attempt with a Basic challenge.
+    reply.header('www-authenticate', 'Basic realm="folio", charset="UTF-8"');
+  }
+  if (request.routeOptions.config?.bearer && (error.code === 'invalid_token' || error.code === 'insufficient_scope' || error.code === 'invalid_request')) {
+    const withoutCredentials = error.code === 'invalid_request' && request.headers.authorization === undefined;
+    // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code.
+    reply.header('www-authenticate', withoutCredentials ? BEARER_REALM : `${BEARER_REALM}, error="${error.code}", error_description="${error.description.replace(/"/g, "'")}"`);
+  }
+  if (error.code === 'temporarily_unavailable') reply.header('retry-after', '5');
+  if (request.routeOptions.config?.html) {
+    return reply.type('text/html; charset=utf-8').send(renderErrorPage(error));
+  }
+  return reply.type('application/json; charset=utf-8').send(error.toJSON());
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const oauthError = classifyError(error);
+    if (oauthError.status >= 500) request.log.error({ err: oauthError.cause ?? oauthError }, 'request failed');
+    return sendError(request, reply, oauthError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    return sendError(request, reply, new OAuthError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`));
+  });
+}
+
+/** 405 with Allow for the methods a path does not answer (instead of a misleading 404). */
+export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[], config: { html?: boolean } = {}): void {
+  const all = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+  const refused = all.filter((method) => !allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET')));
+  app.route({
+    method: [...refused],
+    url,
+    config,
+    handler: async (request, reply) => {
+      reply.header('allow', allowed.join(', '));
+      return sendError(request, reply, new OAuthError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}`));
+    },
+  });
+}

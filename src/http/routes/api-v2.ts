@@ -1,0 +1,48 @@
+// The bearer-protected portfolio API. Every path answers with and without ".json".
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { serializeOnePortfolio, serializePortfolioList } from '../../api/portfolio-serializer.ts';
+import { serializeMyUser } from '../../api/user-serializer.ts';
+import type { BearerDeps } from '../../oauth/bearer.ts';
+import { OAuthError } from '../../oauth/errors.ts';
+import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
+import { bearerAuthentication } from '../bearer-auth.ts';
+import { refuseOtherMethods } from '../errors.ts';
+
+export interface ApiDeps extends BearerDeps {
+  portfolios: Pick<PortfolioStore, 'listPortfoliosOwnedBy' | 'findPortfolioOwnedBy'>;
+  users: Pick<UserStore, 'findUserById'>;
+  baseUrl: string;
+}
+
+const PORTFOLIO_ID = /^([1-9][0-9]{0,14})(?:\.json)?$/;
+
+export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
+  const options = { config: { bearer: true }, onRequest: bearerAuthentication(deps, 'read') };
+  const tokenOf = (request: FastifyRequest) => request.accessToken!;
+
+  for (const path of ['/api/v2/portfolios', '/api/v2/portfolios.json']) {
+    app.get(path, options, async (request) => {
+      const portfolios = await deps.portfolios.listPortfoliosOwnedBy(tokenOf(request).userId);
+      return serializePortfolioList(portfolios, deps.baseUrl);
+    });
+    refuseOtherMethods(app, path, ['GET']);
+  }
+
+  app.get<{ Params: { id: string } }>('/api/v2/portfolios/:id', options, async (request) => {
+    const match = PORTFOLIO_ID.exec(request.params.id);
+    // Someone else's portfolio is "not found", not "forbidden": its existence is not ours to reveal.
+    const portfolio = match === null ? undefined : await deps.portfolios.findPortfolioOwnedBy(Number(match[1]), tokenOf(request).userId);
+    if (portfolio === undefined) throw new OAuthError('not_found', 'No such portfolio');
+    return serializeOnePortfolio(portfolio, deps.baseUrl);
+  });
+  refuseOtherMethods(app, '/api/v2/portfolios/:id', ['GET']);
+
+  for (const path of ['/api/v2/my_user', '/api/v2/my_user.json']) {
+    app.get(path, options, async (request) => {
+      const user = await deps.users.findUserById(tokenOf(request).userId);
+      if (user === undefined) throw new OAuthError('invalid_token', 'The user of this token no longer exists');
+      return serializeMyUser(user, deps.baseUrl);
+    });
+    refuseOtherMethods(app, path, ['GET']);
+  }
+}

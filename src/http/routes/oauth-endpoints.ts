@@ -1,0 +1,28 @@
+// POST /oauth2/token, /oauth2/revoke and /oauth2/introspect: parse, call the core, render.
+import type { FastifyInstance } from 'fastify';
+import type { GrantRegistry } from '../../oauth/grants/registry.ts';
+import { introspectToken, type IntrospectionDeps } from '../../oauth/introspection.ts';
+import { oauthPaths } from '../../oauth/metadata.ts';
+import { revokeToken, type RevocationDeps } from '../../oauth/revocation.ts';
+import { handleTokenRequest } from '../../oauth/token-endpoint.ts';
+import { clientRequestInput } from '../client-request.ts';
+import { refuseOtherMethods } from '../errors.ts';
+
+export type OAuthEndpointDeps = RevocationDeps & IntrospectionDeps & { registry: GrantRegistry };
+
+export function registerOAuthEndpoints(app: FastifyInstance, deps: OAuthEndpointDeps): void {
+  app.post(oauthPaths.token, async (request) => {
+    return handleTokenRequest(clientRequestInput(request), deps);
+  });
+  app.post(oauthPaths.revocation, async (request, reply) => {
+    await revokeToken(clientRequestInput(request), deps);
+    // RFC 7009 §2.2: 200 with an empty body, whether or not the token was known.
+    return reply.code(200).send();
+  });
+  app.post(oauthPaths.introspection, async (request) => {
+    return introspectToken(clientRequestInput(request), deps);
+  });
+  for (const path of [oauthPaths.token, oauthPaths.revocation, oauthPaths.introspection]) {
+    refuseOtherMethods(app, path, ['POST']);
+  }
+}

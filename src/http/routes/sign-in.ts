@@ -1,0 +1,88 @@
+// GET/POST /login and POST /logout.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../oauth/errors.ts';
+import { oauthPaths } from '../../oauth/metadata.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { verifyAgainstDummy, verifyPassword } from '../../platform/password.ts';
+import type { ApplicationStore, AuditStore, UserStore } from '../../storage/stores.ts';
+import { renderSignInPage } from '../../web/sign-in-page.ts';
+import { refuseOtherMethods } from '../errors.ts';
+import { type Params, parseQuery } from '../form-body.ts';
+import type { Sessions } from '../sessions.ts';
+
+export interface SignInDeps {
+  users: Pick<UserStore, 'findUserCredentials'>;
+  applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
+  audit: AuditStore;
+  sessions: Sessions;
+  clock: Clock;
+}
+
+const SIGN_IN_FAILED = 'That email and password do not match an account.';
+
+/** Only local paths: an absolute or protocol-relative URL here would be an open redirect. */
+export function safeReturnPath(value: string | undefined): string {
+  if (value === undefined || value.length > 4096 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  return value;
+}
+
+export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
+  const html = { html: true };
+
+  /** When sign-in is part of an authorization, name the application that asked. */
+  async function askingApplication(returnTo: string): Promise<string | undefined> {
+    if (!returnTo.startsWith(`${oauthPaths.authorization}?`)) return undefined;
+    const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('client_id');
+    if (clientId === null || clientId.length > 256) return undefined;
+    return (await deps.applications.findApplicationByClientId(clientId))?.name;
+  }
+
+  async function showForm(request: FastifyRequest, reply: FastifyReply, returnTo: string, status: number, email?: string, error?: string) {
+    const page = renderSignInPage({
+      csrfToken: await deps.sessions.csrfToken(request, reply),
+      returnTo, email, error, applicationName: await askingApplication(returnTo),
+    });
+    return reply.code(status).type('text/html; charset=utf-8').send(page);
+  }
+
+  app.get('/login', { config: html }, async (request, reply) => {
+    return showForm(request, reply, safeReturnPath(parseQuery(request.url).return_to), 200);
+  });
+
+  app.post('/login', { config: html }, async (request, reply) => {
+    const body = (request.body ?? {}) as Params;
+    const returnTo = safeReturnPath(body.return_to);
+    if (!(await deps.sessions.verifyCsrf(request, body.csrf_token))) {
+      return showForm(request, reply, returnTo, 403, body.email, 'This form expired. Please sign in again.');
+    }
+    const email = (body.email ?? '').trim();
+    const password = body.password ?? '';
+    const now = deps.clock.now();
+    const user = email === '' || email.length > 320 ? undefined : await deps.users.findUserCredentials(email);
+    // An unknown email costs as much as a wrong password, so timing does not reveal accounts.
+    const valid = user === undefined ? await verifyAgainstDummy(password) : await verifyPassword(password, user.passwordHash);
+    if (user === undefined || !valid) {
+      await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+      return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
+    }
+    await deps.sessions.start(request, reply, user.id);
+    await deps.audit.recordEvent({ type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.post('/logout', { config: html }, async (request, reply) => {
+    const body = (request.body ?? {}) as Params;
+    if (!(await deps.sessions.verifyCsrf(request, body.csrf_token))) {
+      throw new OAuthError('invalid_request', 'This form expired. Reload the page and try again.');
+    }
+    const signedIn = await deps.sessions.current(request);
+    await deps.sessions.end(request, reply);
+    if (signedIn !== undefined) {
+      await deps.audit.recordEvent({ type: 'sign_out', userId: signedIn.user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: deps.clock.now() });
+    }
+    return reply.redirect('/login', 303);
+  });
+
+  refuseOtherMethods(app, '/login', ['GET', 'POST'], html);
+  refuseOtherMethods(app, '/logout', ['POST'], html);
+}

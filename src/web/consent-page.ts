@@ -1,0 +1,39 @@
+import { html } from './html.ts';
+import { layout } from './layout.ts';
+
+export interface ConsentPageModel {
+  applicationName: string;
+  ownerName: string;
+  /** Host the browser returns to, or null for the out-of-band page. */
+  redirectHost: string | null;
+  scopes: string[];
+  /** The authorization request's parameters, posted back unchanged. */
+  params: Readonly<Record<string, string>>;
+  csrfToken: string;
+  user: { name: string; email: string };
+}
+
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  read: 'Read your portfolios and their settings, and your name and email',
+};
+
+export function renderConsentPage(model: ConsentPageModel): string {
+  const hidden = Object.entries(model.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return layout({ title: `Connect ${model.applicationName}`, signedInAs: { ...model.user, csrfToken: model.csrfToken } }, html`
+    <section class="card narrow">
+      <h1>Connect <span class="app-name">${model.applicationName}</span>?</h1>
+      <p class="muted">Made by ${model.ownerName}. Signed in as ${model.user.email}.</p>
+      <h2>It will be able to</h2>
+      <ul class="scopes">${model.scopes.map((scope) => html`<li>${SCOPE_DESCRIPTIONS[scope] ?? scope}</li>`)}</ul>
+      <p class="muted">${model.redirectHost === null
+        ? 'You will be shown a code to copy into the application.'
+        : html`You will be sent back to <strong>${model.redirectHost}</strong>.`}
+        You can revoke access at any time under Connected applications.</p>
+      <form method="post" action="/oauth2/authorize" class="actions">
+        <input type="hidden" name="csrf_token" value="${model.csrfToken}">
+        ${hidden}
+        <button type="submit" name="decision" value="approve" class="primary">Allow access</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>
+    </section>`);
+}

@@ -1,0 +1,30 @@
+import { html } from './html.ts';
+import { layout } from './layout.ts';
+
+export interface SignInPageModel {
+  csrfToken: string;
+  /** A local path to return to after signing in. */
+  returnTo: string;
+  email?: string;
+  error?: string;
+  /** The application that asked, when sign-in is part of an authorization. */
+  applicationName?: string;
+}
+
+export function renderSignInPage(model: SignInPageModel): string {
+  return layout({ title: 'Sign in' }, html`
+    <section class="card narrow">
+      <h1>Sign in to Folio</h1>
+      ${model.applicationName === undefined ? '' : html`<p class="muted"><strong>${model.applicationName}</strong> wants to connect to your account. Sign in to continue.</p>`}
+      ${model.error === undefined ? '' : html`<p class="error" role="alert" id="sign-in-error">${model.error}</p>`}
+      <form method="post" action="/login" novalidate>
+        <input type="hidden" name="csrf_token" value="${model.csrfToken}">
+        <input type="hidden" name="return_to" value="${model.returnTo}">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${model.email ?? ''}"${model.error === undefined ? '' : html` aria-describedby="sign-in-error"`}>
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit" class="primary">Sign in</button>
+      </form>
+    </section>`);
+}

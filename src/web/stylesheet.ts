@@ -1,0 +1,43 @@
+// One small stylesheet, served from /assets/folio.css (a same-origin file keeps
+// the Content-Security-Policy free of 'unsafe-inline'). Colours meet WCAG AA contrast.
+export const stylesheet = `
+:root { --ink: #1c2430; --muted: #4a5668; --line: #d8dee8; --bg: #f5f7fa; --card: #fff;
+  --accent: #1f5fbf; --accent-ink: #fff; --danger: #b42318; --ok: #1d6b3a; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+header.site { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1.25rem; background: var(--card); border-bottom: 1px solid var(--line); }
+.brand { font-weight: 700; font-size: 1.2rem; color: var(--ink); text-decoration: none; }
+nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; }
+nav a, .link { color: var(--accent); text-decoration: none; }
+nav a:hover, .link:hover { text-decoration: underline; }
+main { max-width: 960px; margin: 2rem auto; padding: 0 1rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.5rem; margin-bottom: 1.5rem; }
+.narrow { max-width: 440px; margin-left: auto; margin-right: auto; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.25rem 0 .5rem; }
+.muted { color: var(--muted); }
+label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
+input[type=text], input[type=email], input[type=password], input[type=url], input[type=date], select, textarea {
+  width: 100%; padding: .6rem .7rem; font: inherit; color: var(--ink); background: #fff; border: 1px solid #8a96a8; border-radius: 6px; }
+textarea { min-height: 5rem; }
+input:focus-visible, select:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #7aa7ef; outline-offset: 2px; }
+input.code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; }
+.hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
+.field-error { color: var(--danger); font-size: .9rem; margin: .25rem 0 0; }
+.checkbox { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
+button { font: inherit; padding: .6rem 1.1rem; border-radius: 6px; border: 1px solid #8a96a8; background: #fff; color: var(--ink); cursor: pointer; margin-top: 1.25rem; }
+button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
+button.danger { color: var(--danger); border-color: var(--danger); }
+button.link { border: 0; background: none; padding: 0; margin: 0; }
+form.inline { display: inline; margin: 0; }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; }
+.error { color: var(--danger); background: #fdf0ef; border: 1px solid #f4c7c3; padding: .6rem .8rem; border-radius: 6px; }
+.notice { color: var(--ok); background: #eef8f1; border: 1px solid #bfe3cb; padding: .6rem .8rem; border-radius: 6px; }
+.secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; background: #fff8e6; border: 1px solid #f0d48a; padding: .6rem .8rem; border-radius: 6px; }
+ul.scopes { padding-left: 1.25rem; }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; font-size: .9rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; word-break: break-all; }
+@media (max-width: 600px) { main { margin: 1rem auto; } .card { padding: 1rem; } th.optional, td.optional { display: none; } }
+`;

@@ -22,7 +22,7 @@ export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
       throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not the query string');
     }
     const header = request.headers.authorization;
-    if (header === undefined) throw new OAuthError('invalid_request', 'An access token is required in the Authorization header');
+    if (header === undefined) throw new OAuthError('invalid_token', 'An access token is required in the Authorization header');
     const match = BEARER.exec(header);
     if (match === null) throw new OAuthError('invalid_request', 'The Authorization header must be "Bearer <access token>"');
     const token = await verifyAccessToken(match[1]!, deps);

@@ -46,7 +46,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: O
     reply.header('www-authenticate', 'Basic realm="folio", charset="UTF-8"');
   }
   if (request.routeOptions.config?.bearer && (error.code === 'invalid_token' || error.code === 'insufficient_scope' || error.code === 'invalid_request')) {
-    const withoutCredentials = error.code === 'invalid_request' && request.headers.authorization === undefined;
+    const withoutCredentials = error.code === 'invalid_token' && request.headers.authorization === undefined;
     // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code.
     reply.header('www-authenticate', withoutCredentials ? BEARER_REALM : `${BEARER_REALM}, error="${error.code}", error_description="${error.description.replace(/"/g, "'")}"`);
   }

@@ -1,0 +1,139 @@
+// Starts the real server process on a free port and drives it over real HTTP,
+// the way a consumer application and a browser would. No inject, no shared memory.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const PASSWORD = 'black-box-password';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function folio(env: NodeJS.ProcessEnv, ...args: string[]): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+}
+
+async function waitUntilHealthy(baseUrl: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('server did not become healthy');
+}
+
+/** A browser's cookie jar, just enough for one origin. */
+class Browser {
+  private cookies = new Map<string, string>();
+  constructor(private readonly baseUrl: string) {}
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (value === '') this.cookies.delete(name!); else this.cookies.set(name!, value!);
+    }
+    return response;
+  }
+  post(path: string, fields: Record<string, string>): Promise<Response> {
+    return this.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  }
+}
+
+const hidden = (html: string) => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+  .map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'")]));
+
+describe('black box: the real server over real HTTP', () => {
+  let directory: string;
+  let child: ChildProcess;
+  let baseUrl: string;
+  let env: NodeJS.ProcessEnv;
+  let client: { client_id: string; client_secret: string };
+
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'folio-black-box-'));
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    env = { ...process.env, FOLIO_DATABASE_URL: join(directory, 'folio.db'), FOLIO_PORT: String(port), FOLIO_BASE_URL: baseUrl, FOLIO_LOG_LEVEL: 'warn', FOLIO_ENV: 'test' };
+    folio(env, 'user', 'create', '--email', 'owner@example.test', '--password', PASSWORD, '--name', 'Olive Owner');
+    folio(env, 'portfolio', 'create', '--owner', 'owner@example.test', '--name', 'Black Box Fund', '--currency', 'NZD', '--country', 'NZ');
+    client = JSON.parse(folio(env, 'app', 'create', '--owner', 'owner@example.test', '--name', 'Black Box App', '--redirect-uri', 'https://client.example/callback', '--json'));
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    await waitUntilHealthy(baseUrl, child);
+  });
+
+  after(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('runs the code flow, refreshes, calls the API and shuts down cleanly on SIGTERM', async () => {
+    const browser = new Browser(baseUrl);
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = `/oauth2/authorize?${new URLSearchParams({
+      response_type: 'code', client_id: client.client_id, redirect_uri: 'https://client.example/callback',
+      state: 'black-box', code_challenge: challenge, code_challenge_method: 'S256',
+    })}`;
+
+    const toLogin = await browser.request(authorize);
+    assert.equal(toLogin.status, 302);
+    const loginPage = await browser.request(toLogin.headers.get('location')!);
+    const signIn = await browser.post('/login', { ...hidden(await loginPage.text()), email: 'owner@example.test', password: PASSWORD });
+    assert.equal(signIn.status, 303);
+    const consent = await browser.request(signIn.headers.get('location')!);
+    assert.equal(consent.status, 200);
+    const approved = await browser.post('/oauth2/authorize', { ...hidden(await consent.text()), decision: 'approve' });
+    assert.equal(approved.status, 303);
+    const callback = new URL(approved.headers.get('location')!);
+    assert.equal(callback.searchParams.get('state'), 'black-box');
+    assert.equal(callback.searchParams.get('iss'), baseUrl);
+
+    const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+    const exchange = await fetch(`${baseUrl}/oauth2/token`, {
+      method: 'POST', headers: { authorization: basic },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: 'https://client.example/callback', code_verifier: verifier }),
+    });
+    assert.equal(exchange.status, 200);
+    assert.equal(exchange.headers.get('cache-control'), 'no-store');
+    const tokens = await exchange.json() as { access_token: string; refresh_token: string; expires_in: number };
+    assert.equal(tokens.expires_in, 1800);
+
+    const refreshed = await fetch(`${baseUrl}/oauth2/token`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret }),
+    });
+    assert.equal(refreshed.status, 200);
+    const next = await refreshed.json() as { access_token: string; refresh_token: string };
+    assert.notEqual(next.refresh_token, tokens.refresh_token);
+
+    const portfolios = await fetch(`${baseUrl}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${next.access_token}` } });
+    assert.equal(portfolios.status, 200);
+    const body = await portfolios.json() as { portfolios: { name: string; currency_code: string; links: { self: string } }[] };
+    assert.equal(body.portfolios[0]!.name, 'Black Box Fund');
+    assert.equal(body.portfolios[0]!.currency_code, 'NZD');
+    assert.ok(body.portfolios[0]!.links.self.startsWith(baseUrl));
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+});

@@ -14,9 +14,9 @@ export interface StorageUnderTest {
   db: Kysely<Database>;
 }
 
-const TABLES: (keyof Database)[] = [
-  'users', 'applications', 'grants', 'authorization_codes', 'access_tokens', 'refresh_tokens',
-  'sessions', 'consents', 'audit_events', 'portfolios', 'login_failures',
+const TABLES_CHILDREN_FIRST: (keyof Database)[] = [
+  'access_tokens', 'refresh_tokens', 'authorization_codes', 'consents', 'grants', 'sessions',
+  'portfolios', 'applications', 'audit_events', 'login_failures', 'users',
 ];
 
 export const postgresServerUrl = process.env.FOLIO_TEST_POSTGRES_URL;
@@ -38,27 +38,47 @@ export function describeStorageContract(title: string, define: (target: () => St
 
   if (postgresServerUrl) {
     describe(`${title} (postgres)`, () => {
-      const database = new TemporaryPostgresDatabase(postgresServerUrl);
       let current: StorageUnderTest | undefined;
       before(async () => {
-        const db = createPostgresKysely(await database.create());
+        const db = createPostgresKysely(await migratedDatabaseForThisRun(postgresServerUrl));
         current = { db, storage: createKyselyStorage(db, 'postgres') };
-        await current.storage.migrate();
       });
       beforeEach(async () => {
-        const tables = sql.join(TABLES.map((table) => sql.table(table)));
-        await sql`truncate table ${tables} restart identity cascade`.execute(current!.db);
+        // DELETE, not TRUNCATE: on tables this small it is some fifty times faster.
+        for (const table of TABLES_CHILDREN_FIRST) await current!.db.deleteFrom(table).execute();
       });
       after(async () => {
-        try {
-          await current?.storage.close();
-        } finally {
-          await database.drop();
-        }
+        await current?.storage.close();
       });
       define(() => current ?? assertUnreachable());
     });
   }
+}
+
+// One database per test process (each test file runs in its own), created on first use
+// and dropped when the file's tests end, whether they passed or not.
+let temporaryDatabase: TemporaryPostgresDatabase | undefined;
+let migratedUrl: Promise<string> | undefined;
+
+function migratedDatabaseForThisRun(serverUrl: string): Promise<string> {
+  migratedUrl ??= (async () => {
+    temporaryDatabase = new TemporaryPostgresDatabase(serverUrl);
+    const url = await temporaryDatabase.create();
+    const storage = createKyselyStorage(createPostgresKysely(url), 'postgres');
+    try {
+      await storage.migrate();
+    } finally {
+      await storage.close();
+    }
+    return url;
+  })();
+  return migratedUrl;
+}
+
+if (postgresServerUrl) {
+  after(async () => {
+    await temporaryDatabase?.drop();
+  });
 }
 
 function assertUnreachable(): never {

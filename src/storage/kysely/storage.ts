@@ -15,6 +15,7 @@ import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
 export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): OpenedStorage {
+  let closed = false;
   return {
     kind,
     users: mappingErrors(new KyselyUserStore(db)),
@@ -27,6 +28,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
     async isReachable() {
+      if (closed) return false;
       try {
         await sql`select 1`.execute(db);
         return true;
@@ -35,6 +37,13 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
       }
     },
     migrate: () => migrateToLatest(db, kind),
-    close: () => db.destroy(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Kysely only destroys a driver it has initialized, and the SQLite file is opened
+      // eagerly; touching a connection first makes sure an unused handle is closed too.
+      if (kind === 'sqlite') await db.connection().execute(async () => {});
+      await db.destroy();
+    },
   };
 }

@@ -1,0 +1,91 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createSqliteKysely } from '../../src/storage/dialects.ts';
+import { openStorage } from '../../src/storage/open.ts';
+import { StorageUnavailableError } from '../../src/storage/stores.ts';
+import { describeStorageContract, postgresServerUrl } from './contract.ts';
+import { T0, createUser } from './fixtures.ts';
+import { createTestStorage } from '../support/storage.ts';
+
+describeStorageContract('reachability', (target) => {
+  it('answers a trivial query while open', async () => {
+    assert.equal(await target().storage.isReachable(), true);
+  });
+
+  it('applies migrations again without error or data loss', async () => {
+    const { storage } = target();
+    const user = await createUser(storage);
+    await storage.migrate();
+    assert.deepEqual(await storage.users.findUserById(user.id), user);
+  });
+});
+
+describe('opening storage from a database URL', () => {
+  let directory: string;
+  before(() => { directory = mkdtempSync(join(tmpdir(), 'folio-storage-')); });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('creates the parent directory of a SQLite file and keeps data across reopening', async () => {
+    const file = join(directory, 'nested', 'data', 'folio.db');
+    const first = await openStorage(file);
+    assert.equal(first.kind, 'sqlite');
+    await first.migrate();
+    const user = await createUser(first, 'keep@example.com');
+    await first.close();
+
+    assert.ok(existsSync(file));
+    const second = await openStorage(file);
+    await second.migrate();
+    assert.deepEqual(await second.users.findUserCredentials('keep@example.com'), { ...user, passwordHash: 'scrypt$hash' });
+    await second.close();
+  });
+
+  it('runs a SQLite file in WAL mode with foreign keys and full sync', async () => {
+    const db = createSqliteKysely(join(directory, 'pragmas.db'));
+    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
+    assert.equal(await pragma('journal_mode'), 'wal');
+    assert.equal(await pragma('foreign_keys'), 1);
+    assert.equal(await pragma('synchronous'), 2);
+    assert.equal(await pragma('busy_timeout'), 5000);
+    await db.destroy();
+  });
+
+  it('gives each test storage a private, migrated in-memory database', async () => {
+    const [one, two] = [await createTestStorage(), await createTestStorage()];
+    await createUser(one);
+    assert.equal(await two.users.hasAnyUser(), false);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('is unreachable once closed', async () => {
+    const storage = await openStorage('sqlite::memory:');
+    await storage.close();
+    assert.equal(await storage.isReachable(), false);
+  });
+
+  it('reports a PostgreSQL server that refuses connections as unreachable and unavailable', async () => {
+    const storage = await openStorage('postgres://postgres@127.0.0.1:1/folio');
+    assert.equal(storage.kind, 'postgres');
+    assert.equal(await storage.isReachable(), false);
+    await assert.rejects(storage.users.findUserById(1), StorageUnavailableError);
+    await assert.rejects(
+      storage.users.createUser({ email: 'a@example.com', name: 'A', passwordHash: 'h', now: T0 }),
+      StorageUnavailableError,
+    );
+    await storage.close();
+  });
+
+  it('opens PostgreSQL for postgres:// and postgresql:// URLs', { skip: !postgresServerUrl }, async () => {
+    for (const url of [postgresServerUrl!, postgresServerUrl!.replace(/^postgres(ql)?:/, 'postgresql:')]) {
+      const storage = await openStorage(url);
+      assert.equal(storage.kind, 'postgres');
+      assert.equal(await storage.isReachable(), true);
+      await storage.close();
+      assert.equal(await storage.isReachable(), false);
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashCredential } from '../../src/platform/secrets.ts';
+import type { Session } from '../../src/storage/records.ts';
+import { describeStorageContract } from './contract.ts';
+import { T0, MINUTE, DAY, createApplication, createUser } from './fixtures.ts';
+
+describeStorageContract('sessions', (target) => {
+  it('creates, finds, touches and deletes a session by the hash of its id', async () => {
+    const { storage } = target();
+    const user = await createUser(storage);
+    const session: Session = {
+      idHash: hashCredential('folio_ss_session'),
+      userId: user.id,
+      csrfToken: 'csrf-token',
+      createdAt: T0,
+      lastSeenAt: T0,
+      expiresAt: T0 + DAY,
+    };
+    await storage.sessions.createSession(session);
+    assert.deepEqual(await storage.sessions.findSession(session.idHash), session);
+
+    await storage.sessions.touchSession(session.idHash, T0 + MINUTE);
+    assert.deepEqual(await storage.sessions.findSession(session.idHash), { ...session, lastSeenAt: T0 + MINUTE });
+
+    await storage.sessions.deleteSession(session.idHash);
+    assert.equal(await storage.sessions.findSession(session.idHash), undefined);
+  });
+
+  it('finds no session for an unknown id', async () => {
+    const { storage } = target();
+    assert.equal(await storage.sessions.findSession(hashCredential('unknown')), undefined);
+  });
+});
+
+describeStorageContract('consents', (target) => {
+  it('remembers consent per user and application and replaces it on a later answer', async () => {
+    const { storage } = target();
+    const user = await createUser(storage);
+    const application = await createApplication(storage, await createUser(storage));
+    assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
+
+    await storage.consents.rememberConsent(user.id, application.id, ['read'], T0);
+    await storage.consents.rememberConsent(user.id, application.id, ['read', 'write'], T0 + MINUTE);
+    assert.deepEqual(await storage.consents.findConsent(user.id, application.id), {
+      userId: user.id, applicationId: application.id, scope: ['read', 'write'], createdAt: T0 + MINUTE,
+    });
+
+    await storage.consents.forgetConsent(user.id, application.id);
+    assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
+  });
+});
+
+describeStorageContract('audit events', (target) => {
+  it('lists a user\'s events newest first, up to the limit, with their detail', async () => {
+    const { storage } = target();
+    const [user, other] = [await createUser(storage), await createUser(storage)];
+    await storage.audit.recordEvent({
+      type: 'sign_in.success', userId: user.id, applicationId: null, ip: '203.0.113.7', detail: { method: 'password' }, createdAt: T0,
+    });
+    await storage.audit.recordEvent({
+      type: 'consent.granted', userId: user.id, applicationId: 7, ip: null, detail: { scope: ['read'] }, createdAt: T0 + MINUTE,
+    });
+    await storage.audit.recordEvent({
+      type: 'sign_out', userId: user.id, applicationId: null, ip: null, detail: {}, createdAt: T0 + 2 * MINUTE,
+    });
+    await storage.audit.recordEvent({
+      type: 'sign_in.failure', userId: other.id, applicationId: null, ip: null, detail: {}, createdAt: T0 + 3 * MINUTE,
+    });
+
+    const events = await storage.audit.listEventsForUser(user.id, 2);
+    assert.deepEqual(events.map((event) => event.type), ['sign_out', 'consent.granted']);
+    assert.deepEqual(events[1], {
+      id: events[1]!.id, type: 'consent.granted', userId: user.id, applicationId: 7, ip: null,
+      detail: { scope: ['read'] }, createdAt: T0 + MINUTE,
+    });
+    const all = await storage.audit.listEventsForUser(user.id, 10);
+    assert.equal(all.length, 3);
+    assert.deepEqual(all[2]?.detail, { method: 'password' });
+  });
+
+  it('orders events of the same millisecond by when they were recorded', async () => {
+    const { storage } = target();
+    const user = await createUser(storage);
+    for (const type of ['sign_in.success', 'sign_out'] as const) {
+      await storage.audit.recordEvent({ type, userId: user.id, applicationId: null, ip: null, detail: {}, createdAt: T0 });
+    }
+    const events = await storage.audit.listEventsForUser(user.id, 10);
+    assert.deepEqual(events.map((event) => event.type), ['sign_out', 'sign_in.success']);
+  });
+});

@@ -16,7 +16,11 @@ export interface PresentedClient {
 
 export interface AuthenticatedClient {
   application: Application;
-  /** True when the client proved it holds the secret. */
+  /**
+   * True for a confidential application that proved it holds the secret. A public
+   * application's secret proves nothing (it ships inside the app), so a public
+   * application stays non-confidential even when it sends the right one.
+   */
   confidential: boolean;
 }
 
@@ -39,7 +43,7 @@ export async function authenticateClient(
     // DESIGN §2: a secret that is sent must be right, even from a public application.
     const matches = isWellFormedCredential('clientSecret', secret) && hashesEqual(hashCredential(secret), application.secretHash);
     if (!matches) throw new OAuthError('invalid_client', 'Client authentication failed');
-    return { application, confidential: true };
+    return { application, confidential: application.confidential };
   }
   if (application.confidential) {
     throw new OAuthError('invalid_client', 'This application is confidential and must authenticate with its client_secret');

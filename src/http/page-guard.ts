@@ -1,0 +1,33 @@
+// What every signed-in page needs: a session (else off to sign-in and back)
+// and, on POST, a valid CSRF token.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../oauth/errors.ts';
+import type { Params } from './form-body.ts';
+import type { Sessions, SignedIn } from './sessions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    signedIn?: SignedIn;
+  }
+}
+
+/** onRequest hook for signed-in pages: sets request.signedIn or redirects to /login. */
+export function requireSignedIn(sessions: Sessions) {
+  return async function guardPage(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const signedIn = await sessions.current(request);
+    if (signedIn === undefined) {
+      const returnTo = request.method === 'GET' ? request.url : '/';
+      return reply.redirect(`/login?${new URLSearchParams({ return_to: returnTo })}`, request.method === 'GET' ? 302 : 303);
+    }
+    request.signedIn = signedIn;
+  };
+}
+
+/** The form's fields, once its CSRF token is checked against the session. */
+export async function verifiedForm(request: FastifyRequest, sessions: Sessions): Promise<Params> {
+  const body = (request.body ?? Object.create(null)) as Params;
+  if (!(await sessions.verifyCsrf(request, body.csrf_token))) {
+    throw new OAuthError('invalid_request', 'This form expired. Reload the page and try again.');
+  }
+  return body;
+}

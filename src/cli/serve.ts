@@ -1,5 +1,6 @@
+import type { RunningServer } from '../server.ts';
 import { parseFlags } from './args.ts';
-import type { Command } from './context.ts';
+import type { CliIo, Command } from './context.ts';
 import { UsageError } from './errors.ts';
 
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -11,14 +12,25 @@ function parsePort(value: string | undefined): number | undefined {
   return port;
 }
 
+function shutDown(server: RunningServer, io: CliIo): void {
+  server.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      io.err(`folio: error: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}
+
 export const serve: Command = {
   usage: 'folio serve [--port N]',
   async run(args, { config, io }) {
     const { values } = parseFlags(args, { port: { type: 'string' } });
-    // Loaded here so that other verbs do not pay for Fastify and the routes.
-    const { startServer } = await import('../server.ts');
-    const server = await startServer(config, { port: parsePort(values.port), print: io.out });
+    const port = parsePort(values.port);
 
+    // Handlers go in before start-up so that a signal arriving as the server
+    // comes up is a clean stop rather than the default instant kill.
+    let server: RunningServer | undefined;
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -27,14 +39,13 @@ export const serve: Command = {
       }
       stopping = true;
       io.out(`Received ${signal}; finishing in-flight requests...`);
-      server.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          io.err(`folio: error: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        },
-      );
+      if (server !== undefined) shutDown(server, io);
     };
     for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => stop(signal));
+
+    // Loaded here so that other verbs do not pay for Fastify and the routes.
+    const { startServer } = await import('../server.ts');
+    server = await startServer(config, { port, print: io.out });
+    if (stopping) shutDown(server, io);
   },
 };

@@ -15,7 +15,7 @@ function databaseText(file: string): string {
   }
 }
 
-describe('folio CLI', () => {
+describe('folio CLI', { concurrency: true }, () => {
   let cli: CliSandbox;
   before(async () => {
     cli = cliSandbox();

@@ -20,9 +20,15 @@ export interface SignInDeps {
 
 const SIGN_IN_FAILED = 'That email and password do not match an account.';
 
-/** Only local paths: an absolute or protocol-relative URL here would be an open redirect. */
+/**
+ * Only local paths: an absolute or protocol-relative URL here would be an open redirect.
+ * Browsers drop tabs and newlines from a Location ("/\t/evil" becomes "//evil"), and
+ * control or non-ASCII characters cannot go in a header at all (our own return
+ * addresses are percent-encoded), so only printable ASCII is accepted.
+ */
 export function safeReturnPath(value: string | undefined): string {
   if (value === undefined || value.length > 4096 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  if (/[^\x21-\x7e]/.test(value)) return '/';
   return value;
 }
 

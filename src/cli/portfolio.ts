@@ -1,6 +1,7 @@
-import { portfolioFields } from '../demo/portfolio-fields.ts';
+import { countryForCurrency, portfolioFields } from '../demo/portfolio-fields.ts';
 import { parseFlags, printJson, requireFlag } from './args.ts';
 import type { Command } from './context.ts';
+import { CliError } from './errors.ts';
 import { findOwner } from './operations.ts';
 import { withStorage } from './storage.ts';
 import { validCountry, validCurrency, validEmail, validName } from './validate.ts';
@@ -19,6 +20,9 @@ export const portfolioCreate: Command = {
     const name = validName(requireFlag(values.name, 'name', 'portfolio create'), 'portfolio');
     const currencyCode = values.currency === undefined ? undefined : validCurrency(values.currency);
     const countryCode = values.country === undefined ? undefined : validCountry(values.country);
+    if (currencyCode !== undefined && countryCode === undefined && countryForCurrency(currencyCode) === undefined) {
+      throw new CliError(`portfolio create --currency ${currencyCode} needs --country as well: ${currencyCode} does not name one country`);
+    }
 
     const portfolio = await withStorage(config, async (storage) => {
       const owner = await findOwner(storage, ownerEmail);

@@ -23,7 +23,7 @@ const MARKETS: Record<string, Market> = {
 const DEFAULT_COUNTRY = 'AU';
 
 /** The country whose currency this is, when exactly one market here uses it. */
-function countryForCurrency(currency: string): string | undefined {
+export function countryForCurrency(currency: string): string | undefined {
   const matches = Object.entries(MARKETS).filter(([, market]) => market.currency === currency);
   return matches.length === 1 ? matches[0]![0] : undefined;
 }

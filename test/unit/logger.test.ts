@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
 
 function capture() {
@@ -48,6 +49,24 @@ describe('logger redaction', () => {
     logger.info({ req: { method: 'GET', url: '/oauth2/authorize/native?code=folio_ac_SECRET&state=xyz' } }, 'request');
     assert.doesNotMatch(out.text(), /SECRET/);
     assert.match(out.text(), /state=xyz/);
+  });
+
+  test('Fastify request logs through the shared instance keep codes and headers out', async () => {
+    const out = capture();
+    const app = Fastify({ loggerInstance: createLogger({ logLevel: 'info' }, out.stream) });
+    app.get('/oauth2/authorize/native', async (request) => {
+      request.log.info({ body: { client_secret: 'cs-SECRET' } }, 'handling');
+      return { ok: true };
+    });
+    await app.inject({
+      method: 'GET',
+      url: '/oauth2/authorize/native?code=folio_ac_SECRET&state=abc',
+      headers: { authorization: 'Basic SECRET', cookie: 'folio_session=SECRET' },
+    });
+    await app.close();
+    assert.match(out.text(), /incoming request/);
+    assert.match(out.text(), /state=abc/);
+    assert.doesNotMatch(out.text(), /SECRET/);
   });
 
   test('redactUrl leaves harmless URLs alone', () => {

@@ -1,0 +1,352 @@
+// The protocol core (src/oauth) with in-memory fakes: no Fastify, no database.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { authenticateClient, type PresentedClient } from '../../src/oauth/client-authentication.ts';
+import { OAuthError, toOAuthError } from '../../src/oauth/errors.ts';
+import type { GrantHandler, TokenRequest } from '../../src/oauth/grants/grant-handler.ts';
+import { lifetimes } from '../../src/oauth/lifetimes.ts';
+import { authorizationServerMetadata } from '../../src/oauth/metadata.ts';
+import { readCodeChallenge, verifyCodeVerifier } from '../../src/oauth/pkce.ts';
+import { formatScope, narrowScope, resolveRequestedScope, sameScope } from '../../src/oauth/scopes.ts';
+import { type ClientRequestInput, handleTokenRequest, presentedClient } from '../../src/oauth/token-endpoint.ts';
+import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
+import { FixedClock } from '../../src/platform/clock.ts';
+import { cryptoRandom } from '../../src/platform/random.ts';
+import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
+import type { Application } from '../../src/storage/records.ts';
+
+function rejectsWith(code: string) {
+  return (error: unknown) => error instanceof OAuthError && error.code === code;
+}
+
+function throwsCode(fn: () => unknown, code: string): void {
+  assert.throws(fn, rejectsWith(code));
+}
+
+let nextId = 1;
+function application(overrides: Partial<Application> = {}): { application: Application; secret: string } {
+  const secret = generateCredential('clientSecret', cryptoRandom);
+  const id = nextId++;
+  return {
+    secret,
+    application: {
+      id, ownerId: 1, name: 'App', clientId: `client-${id}`, secretHash: hashCredential(secret),
+      redirectUris: ['https://client.example/cb'], confidential: true, pkceRequired: false, scopes: ['read'],
+      createdAt: 0, updatedAt: 0, ...overrides,
+    },
+  };
+}
+
+function fakeApplications(...applications: Application[]) {
+  const lookups: string[] = [];
+  return {
+    lookups,
+    async findApplicationByClientId(clientId: string) {
+      lookups.push(clientId);
+      return applications.find((candidate) => candidate.clientId === clientId);
+    },
+  };
+}
+
+describe('RFC 6749 §2.3 presentedClient: which authentication method a request uses', () => {
+  const basic = { clientId: 'abc', clientSecret: 's3cret' };
+
+  it('reads HTTP Basic as client_secret_basic', () => {
+    assert.deepEqual(presentedClient({ params: {}, basic }), { method: 'client_secret_basic', clientId: 'abc', clientSecret: 's3cret' });
+  });
+
+  it('reads Basic with an empty secret as a public client', () => {
+    assert.deepEqual(presentedClient({ params: {}, basic: { clientId: 'abc', clientSecret: '' } }), { method: 'none', clientId: 'abc' });
+  });
+
+  it('refuses Basic together with a client_secret in the body', () => {
+    throwsCode(() => presentedClient({ params: { client_secret: 'x' }, basic }), 'invalid_request');
+  });
+
+  it('treats an empty body client_secret beside Basic as absent', () => {
+    assert.equal(presentedClient({ params: { client_secret: '' }, basic })?.method, 'client_secret_basic');
+  });
+
+  it('allows a body client_id naming the Basic client', () => {
+    assert.equal(presentedClient({ params: { client_id: 'abc' }, basic })?.method, 'client_secret_basic');
+  });
+
+  it('refuses a body client_id that differs from the Basic one', () => {
+    throwsCode(() => presentedClient({ params: { client_id: 'xyz' }, basic }), 'invalid_request');
+  });
+
+  it('reads client_id and client_secret in the body as client_secret_post', () => {
+    assert.deepEqual(presentedClient({ params: { client_id: 'abc', client_secret: 's' } }), { method: 'client_secret_post', clientId: 'abc', clientSecret: 's' });
+  });
+
+  it('reads a body client_id alone, or with an empty secret, as a public client', () => {
+    assert.deepEqual(presentedClient({ params: { client_id: 'abc' } }), { method: 'none', clientId: 'abc' });
+    assert.deepEqual(presentedClient({ params: { client_id: 'abc', client_secret: '' } }), { method: 'none', clientId: 'abc' });
+  });
+
+  it('refuses a client_secret without client_id', () => {
+    throwsCode(() => presentedClient({ params: { client_secret: 's' } }), 'invalid_request');
+  });
+
+  it('returns undefined when no client is named', () => {
+    assert.equal(presentedClient({ params: {} }), undefined);
+  });
+});
+
+describe('RFC 6749 §2.3.1 authenticateClient', () => {
+  const confidential = application();
+  const publicApp = application({ confidential: false, pkceRequired: true });
+  const applications = fakeApplications(confidential.application, publicApp.application);
+  const present = (clientId: string, clientSecret?: string): PresentedClient =>
+    clientSecret === undefined ? { method: 'none', clientId } : { method: 'client_secret_post', clientId, clientSecret };
+
+  it('authenticates a confidential application by its secret', async () => {
+    const client = await authenticateClient(present(confidential.application.clientId, confidential.secret), applications);
+    assert.equal(client.application.id, confidential.application.id);
+    assert.equal(client.confidential, true);
+  });
+
+  it('refuses a confidential application without its secret', async () => {
+    await assert.rejects(authenticateClient(present(confidential.application.clientId), applications), rejectsWith('invalid_client'));
+  });
+
+  it('refuses a wrong or malformed secret', async () => {
+    const wrong = generateCredential('clientSecret', cryptoRandom);
+    await assert.rejects(authenticateClient(present(confidential.application.clientId, wrong), applications), rejectsWith('invalid_client'));
+    await assert.rejects(authenticateClient(present(confidential.application.clientId, 'nope'), applications), rejectsWith('invalid_client'));
+  });
+
+  it('accepts a public application by client_id alone, as non-confidential', async () => {
+    const client = await authenticateClient(present(publicApp.application.clientId), applications);
+    assert.equal(client.confidential, false);
+  });
+
+  it('keeps a public application non-confidential even with its right secret', async () => {
+    const client = await authenticateClient(present(publicApp.application.clientId, publicApp.secret), applications);
+    assert.equal(client.confidential, false);
+  });
+
+  it('refuses a public application that sends a wrong secret', async () => {
+    await assert.rejects(authenticateClient(present(publicApp.application.clientId, confidential.secret), applications), rejectsWith('invalid_client'));
+  });
+
+  it('refuses no client, an empty client_id and an unknown client_id', async () => {
+    await assert.rejects(authenticateClient(undefined, applications), rejectsWith('invalid_client'));
+    await assert.rejects(authenticateClient(present(''), applications), rejectsWith('invalid_client'));
+    await assert.rejects(authenticateClient(present('who'), applications), rejectsWith('invalid_client'));
+  });
+
+  it('refuses an over-long client_id without a database look-up', async () => {
+    const store = fakeApplications();
+    await assert.rejects(authenticateClient(present('x'.repeat(257)), store), rejectsWith('invalid_client'));
+    assert.deepEqual(store.lookups, []);
+  });
+});
+
+describe('RFC 6749 §3.2 handleTokenRequest: steps in order of error precedence', () => {
+  const confidential = application();
+  const publicApp = application({ confidential: false });
+  const applications = fakeApplications(confidential.application, publicApp.application);
+  const handled: TokenRequest[] = [];
+  const handler = (grantType: string, requiredParams: string[], confidentialOnly: boolean): GrantHandler => ({
+    grantType, requiredParams, confidentialOnly,
+    async handle(request) {
+      handled.push(request);
+      return { access_token: 'a', token_type: 'bearer', expires_in: 1800, created_at: 0 };
+    },
+  });
+  const registry = new Map([
+    ['alpha', handler('alpha', ['one', 'two'], false)],
+    ['secret_only', handler('secret_only', [], true)],
+  ]);
+  const deps = { registry, applications };
+  const input = (params: Record<string, string>, repeatedParams: string[] = []): ClientRequestInput => ({ params, repeatedParams, ip: '192.0.2.1' });
+  const asConfidential = { client_id: confidential.application.clientId, client_secret: confidential.secret };
+
+  it('refuses repeated parameters before authenticating the client', async () => {
+    await assert.rejects(handleTokenRequest(input({ grant_type: 'alpha' }, ['code']), deps), rejectsWith('invalid_request'));
+  });
+
+  it('authenticates the client before looking at grant_type', async () => {
+    await assert.rejects(handleTokenRequest(input({ grant_type: 'nonsense' }), deps), rejectsWith('invalid_client'));
+  });
+
+  it('answers a missing grant_type with invalid_request', async () => {
+    await assert.rejects(handleTokenRequest(input({ ...asConfidential }), deps), rejectsWith('invalid_request'));
+    await assert.rejects(handleTokenRequest(input({ ...asConfidential, grant_type: '' }), deps), rejectsWith('invalid_request'));
+  });
+
+  it('answers an unknown grant_type with unsupported_grant_type naming the registry', async () => {
+    await assert.rejects(handleTokenRequest(input({ ...asConfidential, grant_type: 'password' }), deps), (error: unknown) =>
+      error instanceof OAuthError && error.code === 'unsupported_grant_type' && error.description.includes('alpha, secret_only'));
+  });
+
+  it('refuses a confidential-only grant to a public client with unauthorized_client', async () => {
+    await assert.rejects(handleTokenRequest(input({ client_id: publicApp.application.clientId, grant_type: 'secret_only' }), deps), rejectsWith('unauthorized_client'));
+  });
+
+  it('names the first missing required parameter', async () => {
+    await assert.rejects(handleTokenRequest(input({ ...asConfidential, grant_type: 'alpha', two: '2' }), deps), (error: unknown) =>
+      error instanceof OAuthError && error.code === 'invalid_request' && error.description === 'one is required');
+    await assert.rejects(handleTokenRequest(input({ ...asConfidential, grant_type: 'alpha', one: '1', two: '' }), deps), (error: unknown) =>
+      error instanceof OAuthError && error.description === 'two is required');
+  });
+
+  it('dispatches to the grant with the authenticated client, the parameters and the address', async () => {
+    handled.length = 0;
+    const response = await handleTokenRequest(input({ ...asConfidential, grant_type: 'alpha', one: '1', two: '2' }), deps);
+    assert.equal(response.access_token, 'a');
+    assert.equal(handled.length, 1);
+    assert.equal(handled[0]!.client.application.id, confidential.application.id);
+    assert.equal(handled[0]!.params.one, '1');
+    assert.equal(handled[0]!.ip, '192.0.2.1');
+  });
+});
+
+describe('RFC 6749 §3.3 scopes', () => {
+  it('grants the default scope when none is asked for', () => {
+    assert.deepEqual(resolveRequestedScope(undefined, ['read']), ['read']);
+    assert.deepEqual(resolveRequestedScope('  ', ['read']), ['read']);
+  });
+
+  it('refuses a scope the application does not hold, or a malformed one, with invalid_scope', () => {
+    throwsCode(() => resolveRequestedScope('write', ['read']), 'invalid_scope');
+    throwsCode(() => resolveRequestedScope('read "x"', ['read', '"x"']), 'invalid_scope');
+  });
+
+  it('de-duplicates and sorts the asked scope', () => {
+    assert.deepEqual(resolveRequestedScope('write read  read', ['read', 'write']), ['read', 'write']);
+  });
+
+  it('lets a refresh narrow the scope but never widen it (RFC 6749 §6)', () => {
+    assert.deepEqual(narrowScope(undefined, ['read', 'write']), ['read', 'write']);
+    assert.deepEqual(narrowScope('read', ['read', 'write']), ['read']);
+    throwsCode(() => narrowScope('admin', ['read']), 'invalid_scope');
+  });
+
+  it('compares scopes as sets and formats them space-separated', () => {
+    assert.equal(sameScope(['read', 'write'], ['write', 'read']), true);
+    assert.equal(sameScope(['read'], ['read', 'write']), false);
+    assert.equal(formatScope(['read', 'write']), 'read write');
+  });
+});
+
+describe('RFC 7636 PKCE', () => {
+  // RFC 7636 Appendix B.
+  const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+  describe('§4.3 readCodeChallenge', () => {
+    it('accepts an S256 challenge', () => {
+      assert.equal(readCodeChallenge(challenge, 'S256', true), challenge);
+    });
+
+    it('returns null when no challenge is sent and none is required', () => {
+      assert.equal(readCodeChallenge(undefined, undefined, false), null);
+      assert.equal(readCodeChallenge('', '', false), null);
+    });
+
+    it('requires a challenge when the application requires PKCE', () => {
+      throwsCode(() => readCodeChallenge(undefined, undefined, true), 'invalid_request');
+    });
+
+    it('refuses plain, an absent method, and a method without a challenge', () => {
+      throwsCode(() => readCodeChallenge(challenge, 'plain', false), 'invalid_request');
+      throwsCode(() => readCodeChallenge(challenge, undefined, false), 'invalid_request');
+      throwsCode(() => readCodeChallenge(undefined, 'S256', false), 'invalid_request');
+    });
+
+    it('refuses a challenge that is not a 43-character base64url digest', () => {
+      throwsCode(() => readCodeChallenge(challenge.slice(1), 'S256', false), 'invalid_request');
+      throwsCode(() => readCodeChallenge(`${challenge.slice(1)}=`, 'S256', false), 'invalid_request');
+    });
+  });
+
+  describe('§4.6 verifyCodeVerifier', () => {
+    it('accepts the verifier of the RFC 7636 Appendix B example', () => {
+      assert.doesNotThrow(() => verifyCodeVerifier(verifier, challenge));
+    });
+
+    it('accepts no verifier for a code without a challenge', () => {
+      assert.doesNotThrow(() => verifyCodeVerifier(undefined, null));
+    });
+
+    it('refuses a wrong, missing, malformed or unexpected verifier with invalid_grant', () => {
+      throwsCode(() => verifyCodeVerifier(`${verifier.slice(0, -1)}l`, challenge), 'invalid_grant');
+      throwsCode(() => verifyCodeVerifier(undefined, challenge), 'invalid_grant');
+      throwsCode(() => verifyCodeVerifier('short', challenge), 'invalid_grant');
+      throwsCode(() => verifyCodeVerifier(`${verifier}!`, challenge), 'invalid_grant');
+      throwsCode(() => verifyCodeVerifier(verifier, null), 'invalid_grant');
+    });
+  });
+});
+
+describe('tokens: minting and the token response (spec §2, DESIGN §2)', () => {
+  const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0, 750));
+  const subject = { grantId: 7, applicationId: 3, userId: 5, scope: ['read'] };
+
+  it('mints well-formed tokens and records only their hashes, with the fixed lifetimes', () => {
+    const minted = mintTokens({ clock, random: cryptoRandom }, subject, true);
+    assert.ok(isWellFormedCredential('accessToken', minted.accessToken));
+    assert.ok(isWellFormedCredential('refreshToken', minted.refreshToken!));
+    assert.equal(minted.records.access.tokenHash, hashCredential(minted.accessToken));
+    assert.equal(minted.records.refresh!.tokenHash, hashCredential(minted.refreshToken!));
+    assert.ok(!JSON.stringify(minted.records).includes(minted.accessToken));
+    assert.ok(!JSON.stringify(minted.records).includes(minted.refreshToken!));
+    assert.equal(minted.records.access.expiresAt, clock.now() + 1800_000);
+    assert.equal(minted.records.refresh!.expiresAt, clock.now() + 90 * 24 * 3600_000);
+    assert.equal(minted.records.refresh!.rotatedAt, null);
+  });
+
+  it('mints no refresh token when asked not to', () => {
+    const minted = mintTokens({ clock, random: cryptoRandom }, subject, false);
+    assert.equal(minted.refreshToken, undefined);
+    assert.equal(minted.records.refresh, undefined);
+  });
+
+  it('answers exactly the spec fields, created_at in whole seconds, scope only when it differs', () => {
+    const minted = mintTokens({ clock, random: cryptoRandom }, subject, true);
+    const body = tokenResponse(minted, ['read']);
+    assert.deepEqual(body, {
+      access_token: minted.accessToken, token_type: 'bearer', expires_in: 1800,
+      refresh_token: minted.refreshToken, created_at: Date.UTC(2026, 0, 15, 9, 0, 0) / 1000,
+    });
+    assert.equal(tokenResponse(minted, ['read', 'write']).scope, 'read');
+  });
+
+  it('keeps the DESIGN §2 lifetimes', () => {
+    assert.deepEqual({ ...lifetimes }, {
+      accessToken: 1800_000, authorizationCode: 600_000, refreshTokenIdle: 90 * 24 * 3600_000, refreshRaceWindow: 10_000,
+    });
+  });
+});
+
+describe('OAuthError (RFC 6749 §5.2)', () => {
+  it('maps invalid_client to 401 and the other token errors to 400', () => {
+    assert.equal(new OAuthError('invalid_client', 'x').status, 401);
+    for (const code of ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] as const) {
+      assert.equal(new OAuthError(code, 'x').status, 400, code);
+    }
+  });
+
+  it('serializes as {error, error_description} only', () => {
+    const error = new OAuthError('invalid_grant', 'bad code', { cause: new Error('secret detail') });
+    assert.deepEqual(JSON.parse(JSON.stringify(error)), { error: 'invalid_grant', error_description: 'bad code' });
+  });
+
+  it('turns anything unexpected into server_error without leaking it', () => {
+    const error = toOAuthError(new Error('SQLITE_BUSY at /srv/folio.db'));
+    assert.equal(error.code, 'server_error');
+    assert.equal(error.status, 500);
+    assert.ok(!error.description.includes('SQLITE'));
+  });
+});
+
+describe('RFC 8414 metadata from the registry', () => {
+  it('lists whatever grants the registry holds, in its order', () => {
+    const registry = new Map([['b_grant', {} as GrantHandler], ['a_grant', {} as GrantHandler]]);
+    const document = authorizationServerMetadata('https://issuer.example', registry);
+    assert.deepEqual(document.grant_types_supported, ['b_grant', 'a_grant']);
+    assert.equal(document.token_endpoint, 'https://issuer.example/oauth2/token');
+  });
+});

@@ -101,6 +101,17 @@ function redisUrl(env: Env): string | null {
   return value;
 }
 
+function databaseUrl(env: Env): string {
+  const name = 'FOLIO_DATABASE_URL';
+  const value = read(env, name) ?? './data/folio.db';
+  // Anything with a scheme must be one we speak; everything else is a SQLite file path.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new ConfigError(name, 'a SQLite file path, sqlite::memory: or a postgres:// URL', value);
+  }
+  return value;
+}
+
 function port(env: Env): number {
   const name = read(env, 'FOLIO_PORT') !== undefined ? 'FOLIO_PORT' : 'PORT';
   return integer(env, name, 0, 65535, 3000);
@@ -117,7 +128,7 @@ export function loadConfig(env: Env): Config {
   const environment = oneOf(env, 'FOLIO_ENV', ENVIRONMENTS, 'development');
   return deepFreeze({
     env: environment,
-    databaseUrl: read(env, 'FOLIO_DATABASE_URL') ?? './data/folio.db',
+    databaseUrl: databaseUrl(env),
     baseUrl: baseUrl(env, environment),
     host: read(env, 'FOLIO_HOST') ?? '127.0.0.1',
     port: port(env),

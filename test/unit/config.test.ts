@@ -79,6 +79,13 @@ describe('loadConfig', () => {
     });
   });
 
+  test('FOLIO_DATABASE_URL accepts a SQLite path, sqlite::memory: and postgres URLs only', () => {
+    for (const good of ['./data/folio.db', '/var/lib/folio.db', 'sqlite::memory:', 'postgres://u@db/folio', 'postgresql://db/folio']) {
+      assert.equal(loadConfig({ FOLIO_DATABASE_URL: good }).databaseUrl, good);
+    }
+    for (const bad of ['mysql://db/folio', 'redis://cache']) rejects({ FOLIO_DATABASE_URL: bad }, 'FOLIO_DATABASE_URL', /postgres:\/\/ URL/);
+  });
+
   test('FOLIO_REDIS_URL accepts redis:// and rediss:// only', () => {
     assert.equal(loadConfig({ FOLIO_REDIS_URL: 'redis://cache:6379/0' }).redisUrl, 'redis://cache:6379/0');
     assert.equal(loadConfig({ FOLIO_REDIS_URL: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380');

@@ -112,6 +112,29 @@ export interface PortfolioStore {
   deletePortfolio(id: number, ownerId: number): Promise<boolean>;
 }
 
+/** How a key's failures turn into lockouts; see src/http/login-throttle.ts. */
+export interface LockoutPolicy {
+  /** A key not locked and without a failure for this long starts counting again from zero. */
+  forgetAfterMs: number;
+  /** How long to lock a key that has just reached `failures` failures; 0 for no lock. */
+  lockoutMs(failures: number): number;
+}
+
+export interface FailureCount {
+  failures: number;
+  /** When the key's lock ends, or null when it is not locked. */
+  lockedUntil: number | null;
+}
+
+/** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
+export interface LoginThrottleStore {
+  /** The latest lock among `keys` still in force at `now`, or undefined when none is. */
+  lockedUntil(keys: readonly string[], now: number): Promise<number | undefined>;
+  /** Counts one failure in one atomic upsert (concurrent failures all count) and locks as `policy` says. */
+  recordFailure(key: string, now: number, policy: LockoutPolicy): Promise<FailureCount>;
+  clearFailures(key: string): Promise<void>;
+}
+
 export interface Storage {
   users: UserStore;
   applications: ApplicationStore;
@@ -122,6 +145,7 @@ export interface Storage {
   consents: ConsentStore;
   audit: AuditStore;
   portfolios: PortfolioStore;
+  loginThrottle: LoginThrottleStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
   readonly kind: 'sqlite' | 'postgres';

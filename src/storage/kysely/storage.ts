@@ -8,6 +8,7 @@ import { KyselyAuditStore } from './audit.ts';
 import { KyselyAuthorizationCodeStore } from './codes.ts';
 import { KyselyConsentStore } from './consents.ts';
 import { KyselyGrantStore } from './grants.ts';
+import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySessionStore } from './sessions.ts';
 import { KyselyTokenStore } from './tokens.ts';
@@ -27,6 +28,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
+    loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db)),
     async isReachable() {
       if (closed) return false;
       try {

@@ -4,7 +4,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
 import { registerAuthorize } from './http/routes/authorize.ts';
 import { registerHealth } from './http/routes/health.ts';
@@ -13,7 +13,7 @@ import { registerMetadata } from './http/routes/metadata.ts';
 import { registerOAuthEndpoints } from './http/routes/oauth-endpoints.ts';
 import { registerSignIn } from './http/routes/sign-in.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
-import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
@@ -29,6 +29,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A path with bad percent-encoding or an overlong parameter fails before any
+    // route (and before any hook); without this Fastify answers in its own shape
+    // instead of RFC 6749 §5.2.
+    frameworkErrors: (error, request, reply) => {
+      setSecurityHeaders(reply);
+      return sendError(request, reply, classifyError(error));
+    },
   });
 
   registerBodyParsers(app);

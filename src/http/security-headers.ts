@@ -1,7 +1,7 @@
 // Headers for every response. Pages and protocol responses may carry
 // credentials or codes, so nothing is cached or framed and no referrer leaks
 // a code (DESIGN §2, RFC 6749 §10.13 clickjacking, RFC 9700 §4.2.4).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -13,15 +13,19 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
+export function setSecurityHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('x-frame-options', 'DENY');
+  reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  if (!reply.hasHeader('cache-control')) {
+    reply.header('cache-control', 'no-store');
+    reply.header('pragma', 'no-cache');
+  }
+}
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-frame-options', 'DENY');
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    if (!reply.hasHeader('cache-control')) {
-      reply.header('cache-control', 'no-store');
-      reply.header('pragma', 'no-cache');
-    }
+    setSecurityHeaders(reply);
   });
 }

@@ -3,7 +3,7 @@ import type { CliIo, Command } from './context.ts';
 import { UsageError } from './errors.ts';
 import { applicationJson, findOwner, registerApplication, rotateApplicationSecret, type RegisteredApplication } from './operations.ts';
 import { withStorage } from './storage.ts';
-import { validEmail, validName, validRedirectUris } from './validate.ts';
+import { validApplicationName, validEmail, validRedirectUris } from './validate.ts';
 
 function printApplication(io: CliIo, registered: RegisteredApplication, heading: string): void {
   const json = applicationJson(registered);
@@ -32,7 +32,7 @@ export const appCreate: Command = {
       json: { type: 'boolean' },
     });
     const ownerEmail = validEmail(requireFlag(values.owner, 'owner', 'app create'));
-    const name = validName(requireFlag(values.name, 'name', 'app create'), 'application');
+    const name = validApplicationName(requireFlag(values.name, 'name', 'app create'));
     const uris = values['redirect-uri'] ?? [];
     if (uris.length === 0) throw new UsageError('app create needs --redirect-uri');
     const redirectUris = validRedirectUris(uris);

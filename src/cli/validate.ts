@@ -1,5 +1,5 @@
 // Checks on operator input, each returning the value to store or throwing a one-line CliError.
-import { validateRedirectUri } from '../platform/redirect-uris.ts';
+import * as applications from '../accounts/applications.ts';
 import { MAX_PASSWORD_BYTES } from '../platform/password.ts';
 import { CliError } from './errors.ts';
 
@@ -24,12 +24,21 @@ export function validName(name: string, what: string): string {
   return trimmed;
 }
 
+/** The same rules as the API settings pages (src/accounts/applications.ts). */
+export function validApplicationName(name: string): string {
+  return orCliError(() => applications.validApplicationName(name));
+}
+
 export function validRedirectUris(uris: string[]): string[] {
-  for (const uri of uris) {
-    const problem = validateRedirectUri(uri);
-    if (problem !== null) throw new CliError(problem);
+  return orCliError(() => applications.validRedirectUris(uris));
+}
+
+function orCliError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw error instanceof Error ? new CliError(error.message) : error;
   }
-  return [...new Set(uris)];
 }
 
 /** ISO 4217 shape; the list of real codes changes, so only the shape is checked. */

@@ -2,8 +2,9 @@
 // already exists is kept, so `folio demo` can run again safely.
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
+import { registerApplication } from '../accounts/applications.ts';
+import { createUser } from '../accounts/users.ts';
 import type { Storage } from '../storage/stores.ts';
-import { createUser, registerApplication } from '../cli/operations.ts';
 import { DEMO_APPLICATIONS, DEMO_PORTFOLIOS, DEMO_USER } from './data.ts';
 
 export interface SeededApplication {

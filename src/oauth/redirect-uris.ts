@@ -1,7 +1,7 @@
 // Redirect URI matching (RFC 6749 §3.1.2.3) and building the redirect itself.
+// Which URIs may be registered is decided in platform/redirect-uris.ts.
 
-/** Out-of-band redirect: the code is shown on a page for the user to paste. */
-export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
+export { OOB_REDIRECT_URI } from '../platform/redirect-uris.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
 

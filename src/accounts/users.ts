@@ -1,0 +1,30 @@
+// Creating people, shared by the CLI, the demo seed and (later) sign-up.
+import type { Clock } from '../platform/clock.ts';
+import { hashPassword } from '../platform/password.ts';
+import type { User } from '../storage/records.ts';
+import { StorageConflictError, type Storage } from '../storage/stores.ts';
+import { AccountError } from './errors.ts';
+
+export interface UserDeps {
+  storage: Pick<Storage, 'users' | 'audit'>;
+  clock: Clock;
+}
+
+export async function createUser(
+  deps: UserDeps,
+  input: { email: string; password: string; name: string; ip?: string | null },
+): Promise<User> {
+  const now = deps.clock.now();
+  const passwordHash = await hashPassword(input.password);
+  let user: User;
+  try {
+    user = await deps.storage.users.createUser({ email: input.email, name: input.name, passwordHash, now });
+  } catch (error) {
+    if (error instanceof StorageConflictError) throw new AccountError(`a user with email ${input.email} already exists`, 'conflict', 'email');
+    throw error;
+  }
+  await deps.storage.audit.recordEvent({
+    type: 'user.created', userId: user.id, applicationId: null, ip: input.ip ?? null, detail: {}, createdAt: now,
+  });
+  return user;
+}

@@ -3,10 +3,8 @@
 // 5xx (DESIGN §2 "Token endpoint": anything else is 400, never 500).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type TestApp, authorizeUrl, bearer, cookieHeader, cookiesFrom, createClient, createTestApp, createUser, hiddenField, signIn } from '../support/app.ts';
-
-type InjectOptions = Parameters<TestApp['app']['inject']>[0] & object;
 
 function assertJsonError(response: LightMyRequestResponse, status: number, error: string) {
   assert.equal(response.statusCode, status, response.body.slice(0, 300));

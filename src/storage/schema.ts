@@ -141,6 +141,14 @@ export interface LoginFailuresTable {
   updated_at: Millis;
 }
 
+/** Secrets sealed for one display (SecretRevealStore). */
+export interface SecretRevealsTable {
+  session_id_hash: string;
+  application_id: number;
+  sealed_secret: string;
+  expires_at: Millis;
+}
+
 export interface Database {
   users: UsersTable;
   applications: ApplicationsTable;
@@ -153,6 +161,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   portfolios: PortfoliosTable;
   login_failures: LoginFailuresTable;
+  secret_reveals: SecretRevealsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

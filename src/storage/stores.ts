@@ -135,6 +135,25 @@ export interface LoginThrottleStore {
   clearFailures(key: string): Promise<void>;
 }
 
+/**
+ * A client secret waiting to be shown once to the signed-in person who created or
+ * rotated it. The row holds it sealed with a key only that person's browser has
+ * (see src/accounts/secret-reveals.ts), never in plain text.
+ */
+export interface SecretReveal {
+  sessionIdHash: string;
+  applicationId: number;
+  sealedSecret: string;
+  expiresAt: number;
+}
+
+export interface SecretRevealStore {
+  /** Replaces any secret already waiting for this session and application. */
+  holdSecretReveal(reveal: SecretReveal, now: number): Promise<void>;
+  /** Deletes and returns the sealed secret in one statement, so it is handed out at most once. */
+  takeSecretReveal(sessionIdHash: string, applicationId: number, now: number): Promise<string | undefined>;
+}
+
 export interface Storage {
   users: UserStore;
   applications: ApplicationStore;
@@ -146,6 +165,7 @@ export interface Storage {
   audit: AuditStore;
   portfolios: PortfolioStore;
   loginThrottle: LoginThrottleStore;
+  secretReveals: SecretRevealStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
   readonly kind: 'sqlite' | 'postgres';

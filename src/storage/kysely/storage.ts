@@ -10,6 +10,7 @@ import { KyselyConsentStore } from './consents.ts';
 import { KyselyGrantStore } from './grants.ts';
 import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
+import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
 import { KyselyTokenStore } from './tokens.ts';
 import { KyselyUserStore } from './users.ts';
@@ -29,6 +30,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
     loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db)),
+    secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
     async isReachable() {
       if (closed) return false;
       try {

@@ -3,6 +3,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
+import { secretRevealsMigration } from './0002-secret-reveals.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -10,6 +11,7 @@ class CodeMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     return {
       '0001-initial': initialMigration(this.kind),
+      '0002-secret-reveals': secretRevealsMigration(),
     };
   }
 }

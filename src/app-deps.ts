@@ -11,4 +11,6 @@ export interface AppDeps {
   clock: Clock;
   random: RandomSource;
   logger: Logger;
+  /** Redis rate-limit keys start with this (default folio:rl:); tests sharing a server make it unique. */
+  rateLimitKeyPrefix?: string;
 }

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
 import { registerAuthorize } from './http/routes/authorize.ts';
 import { registerHealth } from './http/routes/health.ts';
@@ -17,6 +18,7 @@ import { registerSecurityHeaders, setSecurityHeaders } from './http/security-hea
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
+import { createRateLimiter } from './platform/rate-limit/create.ts';
 
 export type { AppDeps } from './app-deps.ts';
 
@@ -41,6 +43,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
+  const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
+  registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock });
 
   const issuer = config.baseUrl;
   const registry = createGrantRegistry({ ...storage, clock, random });

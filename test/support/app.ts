@@ -25,12 +25,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const storage = await createTestStorage();
+export interface TestAppOptions {
+  /** Another test app's storage, for two instances over one database; its owner closes it. */
+  storage?: OpenedStorage;
+  rateLimitKeyPrefix?: string;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const storage = options.storage ?? await createTestStorage();
   const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0));
   const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent', FOLIO_BASE_URL: 'http://folio.test', ...env });
-  const app = await buildApp({ config, storage, clock, random: cryptoRandom, logger: createLogger(config) });
-  return { app, storage, clock, baseUrl: config.baseUrl, close: async () => { await app.close(); await storage.close(); } };
+  const app = await buildApp({ config, storage, clock, random: cryptoRandom, logger: createLogger(config), rateLimitKeyPrefix: options.rateLimitKeyPrefix });
+  const closeStorage = options.storage === undefined;
+  return { app, storage, clock, baseUrl: config.baseUrl, close: async () => { await app.close(); if (closeStorage) await storage.close(); } };
 }
 
 let userCount = 0;

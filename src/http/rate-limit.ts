@@ -1,0 +1,41 @@
+// Bearer API rate limits per application and user (DESIGN §2), with the
+// RateLimit-* fields of draft-ietf-httpapi-ratelimit-headers on every answer.
+import type { FastifyInstance } from 'fastify';
+import { OAuthError } from '../oauth/errors.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { RateLimiter } from '../platform/rate-limit/limiter.ts';
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+export interface RateLimitDeps {
+  limiter: RateLimiter;
+  /** Requests per application and user each window. */
+  limit: number;
+  clock: Clock;
+  /** Called for each refused request, e.g. to count it in metrics. */
+  onRejected?: (key: string) => void;
+}
+
+export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): void {
+  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
+  app.addHook('onClose', async () => deps.limiter.close());
+  // preHandler runs after every onRequest hook, so bearer authentication (a
+  // route's onRequest) has set request.accessToken by now. Requests without
+  // one are not bearer API requests, or failed authentication: not counted.
+  app.addHook('preHandler', async (request, reply) => {
+    const token = request.accessToken;
+    if (token === undefined) return;
+    const key = `${token.applicationId}:${token.userId}`;
+    const result = await deps.limiter.hit(key, deps.limit, RATE_LIMIT_WINDOW_MS, deps.clock.now());
+    const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000));
+    reply.header('ratelimit-limit', String(result.limit));
+    reply.header('ratelimit-remaining', String(result.remaining));
+    reply.header('ratelimit-reset', String(resetSeconds));
+    reply.header('ratelimit-policy', `${result.limit};w=${windowSeconds}`);
+    if (!result.allowed) {
+      deps.onRejected?.(key);
+      reply.header('retry-after', String(resetSeconds));
+      throw new OAuthError('rate_limited', `Too many requests for this application and user; try again in ${resetSeconds} s`);
+    }
+  });
+}

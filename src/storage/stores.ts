@@ -1,7 +1,7 @@
 // Storage interfaces shaped by use (DESIGN §3): each method is one thing a flow
 // needs, and any atomicity the flow relies on lives inside the method.
 import type {
-  AccessToken, Application, ApplicationChanges, AuditEvent, AuthorizationCode,
+  AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
   ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
   PortfolioFields, RefreshToken, Session, User, UserCredentials,
 } from './records.ts';
@@ -101,7 +101,8 @@ export interface ConsentStore {
 
 export interface AuditStore {
   recordEvent(event: NewAuditEvent): Promise<void>;
-  listEventsForUser(userId: number, limit: number): Promise<AuditEvent[]>;
+  /** Newest first; only events of `types` when given (the activity page leaves out routine refreshes). */
+  listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]>;
 }
 
 export interface PortfolioStore {

@@ -88,4 +88,15 @@ describeStorageContract('audit events', (target) => {
     const events = await storage.audit.listEventsForUser(user.id, 10);
     assert.deepEqual(events.map((event) => event.type), ['sign_out', 'sign_in.success']);
   });
+
+  it('lists only the event types asked for, newest first', async () => {
+    const { storage } = target();
+    const user = await createUser(storage);
+    for (const [minute, type] of [[0, 'sign_in.success'], [1, 'token.refreshed'], [2, 'grant.revoked'], [3, 'token.refreshed']] as const) {
+      await storage.audit.recordEvent({ type, userId: user.id, applicationId: null, ip: null, detail: {}, createdAt: T0 + minute * MINUTE });
+    }
+    const events = await storage.audit.listEventsForUser(user.id, 10, ['sign_in.success', 'grant.revoked']);
+    assert.deepEqual(events.map((event) => event.type), ['grant.revoked', 'sign_in.success']);
+    assert.deepEqual(await storage.audit.listEventsForUser(user.id, 10, []), []);
+  });
 });

@@ -32,9 +32,11 @@ export class KyselyAuditStore implements AuditStore {
   }
 
   /** Newest first; the id breaks ties between events recorded in the same millisecond. */
-  async listEventsForUser(userId: number, limit: number): Promise<AuditEvent[]> {
+  async listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]> {
+    if (types !== undefined && types.length === 0) return [];
     const rows = await this.db.selectFrom('audit_events').selectAll()
       .where('user_id', '=', userId)
+      .$if(types !== undefined, (query) => query.where('type', 'in', types!))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)

@@ -6,8 +6,11 @@ import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { registerActivity } from './http/routes/activity.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
+import { registerApplicationSettings } from './http/routes/application-settings.ts';
 import { registerAuthorize } from './http/routes/authorize.ts';
+import { registerConnections } from './http/routes/connections.ts';
 import { registerHealth } from './http/routes/health.ts';
 import { registerHome } from './http/routes/home.ts';
 import { registerMetadata } from './http/routes/metadata.ts';
@@ -65,6 +68,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerTokenInfo(app, { ...bearer, applications: storage.applications });
   registerApiV2(app, { ...bearer, portfolios: storage.portfolios, users: storage.users, baseUrl: config.baseUrl });
+  registerApplicationSettings(app, { storage, sessions, clock, random });
+  registerConnections(app, { storage, sessions, clock });
+  registerActivity(app, { storage, sessions });
 
   await app.ready();
   return app;

@@ -1,5 +1,6 @@
 import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { describeScope } from './scope-descriptions.ts';
 
 export interface ConsentPageModel {
   applicationName: string;
@@ -13,10 +14,6 @@ export interface ConsentPageModel {
   user: { name: string; email: string };
 }
 
-const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  read: 'Read your portfolios and their settings, and your name and email',
-};
-
 export function renderConsentPage(model: ConsentPageModel): string {
   const hidden = Object.entries(model.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return layout({ title: `Connect ${model.applicationName}`, signedInAs: { ...model.user, csrfToken: model.csrfToken } }, html`
@@ -24,7 +21,7 @@ export function renderConsentPage(model: ConsentPageModel): string {
       <h1>Connect <span class="app-name">${model.applicationName}</span>?</h1>
       <p class="muted">Made by ${model.ownerName}. Signed in as ${model.user.email}.</p>
       <h2>It will be able to</h2>
-      <ul class="scopes">${model.scopes.map((scope) => html`<li>${SCOPE_DESCRIPTIONS[scope] ?? scope}</li>`)}</ul>
+      <ul class="scopes">${model.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
       <p class="muted">${model.redirectHost === null
         ? 'You will be shown a code to copy into the application.'
         : html`You will be sent back to <strong>${model.redirectHost}</strong>.`}

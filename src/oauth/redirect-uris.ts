@@ -35,8 +35,12 @@ export function isRegisteredRedirectUri(requested: string, registered: readonly 
  */
 export function buildRedirect(redirectUri: string, params: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
+  const added = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) url.searchParams.append(name, value);
+    if (value !== undefined) added.append(name, value);
   }
+  // Appended as text: url.searchParams would re-serialize the registered query ("?flag" → "?flag=").
+  const extra = added.toString();
+  if (extra !== '') url.search = url.search.length > 1 ? `${url.search.slice(1)}&${extra}` : extra;
   return url.href;
 }

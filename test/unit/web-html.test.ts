@@ -1,0 +1,85 @@
+// The page template escapes every interpolation unless it is already SafeHtml,
+// so no page can forget to (src/web/html.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { OAuthError } from '../../src/oauth/errors.ts';
+import { renderConsentPage } from '../../src/web/consent-page.ts';
+import { renderErrorPage } from '../../src/web/error-page.ts';
+import { SafeHtml, escapeHtml, html } from '../../src/web/html.ts';
+import { renderNativeCodePage } from '../../src/web/native-code-page.ts';
+import { renderSignInPage } from '../../src/web/sign-in-page.ts';
+
+const HOSTILE = `<script>alert("x")</script>&'`;
+const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;';
+
+describe('html tagged template', () => {
+  it('escapes <, >, &, double and single quotes in every interpolation', () => {
+    assert.equal(html`<p title="${HOSTILE}">${HOSTILE}</p>`.value, `<p title="${ESCAPED}">${ESCAPED}</p>`);
+  });
+
+  it('escapes each of several interpolations, not only the first', () => {
+    assert.equal(html`${'<a>'}${'<b>'} and ${'"c"'}`.value, '&lt;a&gt;&lt;b&gt; and &quot;c&quot;');
+  });
+
+  it('escapes an ampersand that already looks like an entity (text is text)', () => {
+    assert.equal(html`${'&amp; &lt;'}`.value, '&amp;amp; &amp;lt;');
+  });
+
+  it('does not escape SafeHtml again, so templates nest', () => {
+    const inner = html`<b>${'<i>'}</b>`;
+    assert.equal(html`<p>${inner}</p>`.value, '<p><b>&lt;i&gt;</b></p>');
+    assert.equal(html`${new SafeHtml('<br>')}`.value, '<br>');
+  });
+
+  it('joins arrays, escaping strings and keeping SafeHtml items', () => {
+    const items = ['<one>', html`<li>${'&two'}</li>`, ['"three"']];
+    assert.equal(html`<ul>${items}</ul>`.value, '<ul>&lt;one&gt;<li>&amp;two</li>&quot;three&quot;</ul>');
+  });
+
+  it('renders nothing for null, undefined and false, and numbers and true as text', () => {
+    assert.equal(html`[${null}][${undefined}][${false}][${0}][${42}][${true}]`.value, '[][][][0][42][true]');
+  });
+
+  it('returns SafeHtml whose string form is the markup', () => {
+    const result = html`<p>${'x'}</p>`;
+    assert.ok(result instanceof SafeHtml);
+    assert.equal(String(result), '<p>x</p>');
+  });
+
+  it('escapeHtml leaves ordinary text, including non-ASCII, untouched', () => {
+    assert.equal(escapeHtml('Dora Développeur / 50% · ok'), 'Dora Développeur / 50% · ok');
+  });
+});
+
+describe('pages escape what users and developers control', () => {
+  it('the consent page escapes the application name, developer name, host and carried parameters', () => {
+    const page = renderConsentPage({
+      applicationName: HOSTILE, ownerName: HOSTILE, redirectHost: HOSTILE, scopes: ['read', HOSTILE],
+      params: { state: `"><script>alert(1)</script>`, [`x"><img src=x onerror=alert(1)>`]: 'v' },
+      csrfToken: 'csrf"token', user: { name: HOSTILE, email: HOSTILE },
+    });
+    assert.ok(!page.includes('<script>'), 'no raw script tag');
+    assert.ok(!page.includes('<img'), 'no injected element from a parameter name');
+    assert.ok(page.includes(`value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"`));
+    assert.ok(page.includes('value="csrf&quot;token"'));
+    assert.ok(page.includes(ESCAPED));
+  });
+
+  it('the sign-in page escapes the return address, email, error and application name', () => {
+    const page = renderSignInPage({ csrfToken: 't', returnTo: `/x"><script>1</script>`, email: HOSTILE, error: HOSTILE, applicationName: HOSTILE });
+    assert.ok(!page.includes('<script>'));
+    assert.ok(page.includes('value="/x&quot;&gt;&lt;script&gt;1&lt;/script&gt;"'));
+  });
+
+  it('the error page escapes the description', () => {
+    const page = renderErrorPage(new OAuthError('invalid_request', HOSTILE));
+    assert.ok(!page.includes('<script>'));
+    assert.ok(page.includes(ESCAPED));
+  });
+
+  it('the out-of-band page escapes the code taken from the query string', () => {
+    const page = renderNativeCodePage(`"><script>alert(1)</script>`);
+    assert.ok(!page.includes('<script>'));
+    assert.ok(page.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'));
+  });
+});

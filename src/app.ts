@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
+import { createLoginThrottle } from './http/login-throttle.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { registerActivity } from './http/routes/activity.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
@@ -16,6 +17,7 @@ import { registerHome } from './http/routes/home.ts';
 import { registerMetadata } from './http/routes/metadata.ts';
 import { registerOAuthEndpoints } from './http/routes/oauth-endpoints.ts';
 import { registerSignIn } from './http/routes/sign-in.ts';
+import { registerSignUp } from './http/routes/sign-up.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
 import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
 import { createSessions } from './http/sessions.ts';
@@ -61,7 +63,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHome(app, { sessions });
   registerMetadata(app, { issuer, registry });
   registerOAuthEndpoints(app, { ...storage, registry, clock, issuer });
-  registerSignIn(app, { ...storage, sessions, clock });
+  const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
+  registerSignIn(app, { ...storage, sessions, throttle, clock, allowSignup: config.allowSignup });
+  registerSignUp(app, { storage, sessions, throttle, clock, allowSignup: config.allowSignup });
   registerAuthorize(app, {
     ...storage, sessions, clock, random, issuer,
     nativeCodePage: issuer + oauthPaths.nativeCode,

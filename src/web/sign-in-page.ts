@@ -9,6 +9,14 @@ export interface SignInPageModel {
   error?: string;
   /** The application that asked, when sign-in is part of an authorization. */
   applicationName?: string;
+  /** Offer "Create an account" (sign-up is open). */
+  allowSignup?: boolean;
+}
+
+/** Sign-up keeps the address to return to, so an authorization can continue after it. */
+function signUpLink(returnTo: string) {
+  const href = returnTo === '/' ? '/signup' : `/signup?${new URLSearchParams({ return_to: returnTo })}`;
+  return html`<p class="muted">New to Folio? <a href="${href}">Create an account</a></p>`;
 }
 
 export function renderSignInPage(model: SignInPageModel): string {
@@ -26,5 +34,6 @@ export function renderSignInPage(model: SignInPageModel): string {
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button type="submit" class="primary">Sign in</button>
       </form>
+      ${model.allowSignup ? signUpLink(model.returnTo) : ''}
     </section>`);
 }

@@ -39,5 +39,27 @@ table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; font-size: .9rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; word-break: break-all; }
+a.button { display: inline-block; font: inherit; padding: .6rem 1.1rem; border-radius: 6px; border: 1px solid #8a96a8; background: #fff; color: var(--ink); text-decoration: none; margin-top: 1.25rem; }
+a.button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
+.danger-link { color: var(--danger); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+fieldset { border: 0; padding: 0; margin: 0 0 1.5rem; min-width: 0; }
+legend { font-size: 1.1rem; font-weight: 700; padding: 0; }
+.heading-row { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; }
+.heading-row a.button { margin-top: 0; }
+.empty { text-align: center; padding: 1rem 0; }
+td.row-actions { white-space: nowrap; text-align: right; }
+td.row-actions a + a { margin-left: 1rem; }
+#error-summary p { margin: 0; }
+#error-summary ul { margin: .25rem 0 0; padding-left: 1.25rem; }
+#error-summary a { color: var(--danger); }
+[aria-invalid=true] { border-color: var(--danger); box-shadow: 0 0 0 1px var(--danger); }
 @media (max-width: 600px) { main { margin: 1rem auto; } .card { padding: 1rem; } th.optional, td.optional { display: none; } }
+@media (max-width: 600px) {
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.stack tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.stack td { display: flex; gap: .75rem; border: 0; padding: .15rem 0; }
+  table.stack td[data-label]::before { content: attr(data-label); flex: 0 0 9.5rem; color: var(--muted); font-weight: 600; }
+  table.stack td.row-actions { text-align: left; padding-top: .5rem; }
+}
 `;

@@ -8,6 +8,7 @@ import type { ApplicationStore, AuditStore, UserStore } from '../../storage/stor
 import { renderSignInPage } from '../../web/sign-in-page.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { type Params, parseQuery } from '../form-body.ts';
+import { type LoginThrottle, waitInWords } from '../login-throttle.ts';
 import type { Sessions } from '../sessions.ts';
 
 export interface SignInDeps {
@@ -15,10 +16,15 @@ export interface SignInDeps {
   applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
   audit: AuditStore;
   sessions: Sessions;
+  throttle: LoginThrottle;
   clock: Clock;
+  /** Whether to offer "Create an account". */
+  allowSignup: boolean;
 }
 
 const SIGN_IN_FAILED = 'That email and password do not match an account.';
+/** The same words whichever email was tried, so a lock reveals nothing about accounts. */
+const lockedMessage = (ms: number) => `Too many failed sign-in attempts. Try again in ${waitInWords(ms)}.`;
 
 /**
  * Only local paths: an absolute or protocol-relative URL here would be an open redirect.
@@ -46,7 +52,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
   async function showForm(request: FastifyRequest, reply: FastifyReply, returnTo: string, status: number, email?: string, error?: string) {
     const page = renderSignInPage({
       csrfToken: await deps.sessions.csrfToken(request, reply),
-      returnTo, email, error, applicationName: await askingApplication(returnTo),
+      returnTo, email, error, applicationName: await askingApplication(returnTo), allowSignup: deps.allowSignup,
     });
     return reply.code(status).type('text/html; charset=utf-8').send(page);
   }
@@ -64,13 +70,28 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
     const email = (body.email ?? '').trim();
     const password = body.password ?? '';
     const now = deps.clock.now();
-    const user = email === '' || email.length > 320 ? undefined : await deps.users.findUserCredentials(email);
+    const account = email === '' || email.length > 320 ? undefined : email;
+    const showLocked = (ms: number) => {
+      reply.header('retry-after', String(Math.ceil(ms / 1000)));
+      return showForm(request, reply, returnTo, 429, email, lockedMessage(ms));
+    };
+    // Checked before any password is hashed: a locked account or address gets no guesses.
+    const locked = await deps.throttle.lockedFor(account, request.ip);
+    if (locked > 0) {
+      const userId = account === undefined ? null : (await deps.users.findUserCredentials(account))?.id ?? null;
+      await deps.audit.recordEvent({ type: 'sign_in.failure', userId, applicationId: null, ip: request.ip, detail: { locked: true }, createdAt: now });
+      return showLocked(locked);
+    }
+    const user = account === undefined ? undefined : await deps.users.findUserCredentials(account);
     // An unknown email costs as much as a wrong password, so timing does not reveal accounts.
     const valid = user === undefined ? await verifyAgainstDummy(password) : await verifyPassword(password, user.passwordHash);
     if (user === undefined || !valid) {
       await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+      const lockedNow = await deps.throttle.recordFailure(account, request.ip);
+      if (lockedNow > 0) return showLocked(lockedNow);
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
+    await deps.throttle.recordSuccess(user.email);
     await deps.sessions.start(request, reply, user.id);
     await deps.audit.recordEvent({ type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
     return reply.redirect(returnTo, 303);

@@ -1,0 +1,103 @@
+// Sign-in failure limits (DESIGN §2): failures are counted per account (the
+// normalized email, whether or not an account has it, so a lock says nothing
+// about which emails exist) and per client address, with growing lockouts.
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Clock } from '../platform/clock.ts';
+import type { LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export interface GrowingLockout {
+  /** Failures allowed before the first lock. */
+  threshold: number;
+  firstLockMs: number;
+  maxLockMs: number;
+  forgetAfterMs: number;
+}
+
+/** Locks at the threshold for `firstLockMs`, doubling with every further failure up to `maxLockMs`. */
+export function growingLockout(options: GrowingLockout): LockoutPolicy {
+  return {
+    forgetAfterMs: options.forgetAfterMs,
+    lockoutMs(failures) {
+      if (failures < options.threshold) return 0;
+      return Math.min(options.firstLockMs * 2 ** Math.min(failures - options.threshold, 30), options.maxLockMs);
+    },
+  };
+}
+
+/** Five tries, then 1, 2, 4 … 60 minutes; forgotten after a day without failures. */
+export const accountLockout = growingLockout({ threshold: 5, firstLockMs: MINUTE, maxLockMs: HOUR, forgetAfterMs: 24 * HOUR });
+
+/**
+ * Higher, because many people can share one address (an office, a carrier NAT); it
+ * catches one machine trying many accounts. Forgotten after two quiet hours: longer
+ * than the longest lock, so an attacker who waits out each lock still climbs.
+ */
+export const addressLockout = growingLockout({ threshold: 20, firstLockMs: MINUTE, maxLockMs: HOUR, forgetAfterMs: 2 * HOUR });
+
+/** The same normalization the user store applies, so "Ada@X" and "ada@x" share a counter. */
+export function accountKey(email: string): string {
+  return `account:${email.trim().toLowerCase()}`;
+}
+
+/**
+ * IPv4 addresses count one by one; IPv6 addresses by their /64, since one
+ * subscriber usually holds a whole /64 and could otherwise change address per try.
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped !== null) return `address:${mapped[1]}`;
+  if (isIPv4(ip) || !isIPv6(ip)) return `address:${ip}`;
+  const [head = '', tail = ''] = ip.split('%')[0]!.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `address:${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** "Try again in N minutes", rounded up so the page never promises too early. */
+export function waitInWords(ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / MINUTE));
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
+
+export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Clock }) {
+  const keysFor = (email: string | undefined, ip: string) =>
+    email === undefined ? [addressKey(ip)] : [accountKey(email), addressKey(ip)];
+  const remaining = (until: number | null | undefined) => {
+    const wait = (until ?? 0) - deps.clock.now();
+    return wait > 0 ? wait : 0;
+  };
+
+  return {
+    /** Milliseconds until this email may be tried from this address again; 0 when it may now. */
+    async lockedFor(email: string | undefined, ip: string): Promise<number> {
+      return remaining(await deps.store.lockedUntil(keysFor(email, ip), deps.clock.now()));
+    },
+
+    /** Counts a failed sign-in against the account and the address; returns how long they are now locked. */
+    async recordFailure(email: string | undefined, ip: string): Promise<number> {
+      const now = deps.clock.now();
+      const byAddress = await deps.store.recordFailure(addressKey(ip), now, addressLockout);
+      const byAccount = email === undefined ? undefined : await deps.store.recordFailure(accountKey(email), now, accountLockout);
+      return Math.max(remaining(byAddress.lockedUntil), remaining(byAccount?.lockedUntil));
+    },
+
+    /** Counts a failure against the address only (e.g. a sign-up for an email already taken). */
+    async recordAddressFailure(ip: string): Promise<number> {
+      return remaining((await deps.store.recordFailure(addressKey(ip), deps.clock.now(), addressLockout)).lockedUntil);
+    },
+
+    /**
+     * A correct password clears the account's count. The address keeps its count:
+     * otherwise one account of the attacker's own would reset it between guesses.
+     */
+    async recordSuccess(email: string): Promise<void> {
+      await deps.store.clearFailures(accountKey(email));
+    },
+  };
+}

@@ -16,6 +16,7 @@ import { registerHealth } from './http/routes/health.ts';
 import { registerHome } from './http/routes/home.ts';
 import { registerMetadata } from './http/routes/metadata.ts';
 import { registerOAuthEndpoints } from './http/routes/oauth-endpoints.ts';
+import { registerPortfolioPages } from './http/routes/portfolios.ts';
 import { registerSignIn } from './http/routes/sign-in.ts';
 import { registerSignUp } from './http/routes/sign-up.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
@@ -66,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
   registerSignIn(app, { ...storage, sessions, throttle, clock, allowSignup: config.allowSignup });
   registerSignUp(app, { storage, sessions, throttle, clock, allowSignup: config.allowSignup });
+  registerPortfolioPages(app, { portfolios: storage.portfolios, sessions, clock });
   registerAuthorize(app, {
     ...storage, sessions, clock, random, issuer,
     nativeCodePage: issuer + oauthPaths.nativeCode,

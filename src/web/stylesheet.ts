@@ -53,6 +53,7 @@ td.row-actions a + a { margin-left: 1rem; }
 #error-summary p { margin: 0; }
 #error-summary ul { margin: .25rem 0 0; padding-left: 1.25rem; }
 #error-summary a { color: var(--danger); }
+.field .hint, .field .field-error { margin: 0 0 .35rem; }
 [aria-invalid=true] { border-color: var(--danger); box-shadow: 0 0 0 1px var(--danger); }
 @media (max-width: 600px) { main { margin: 1rem auto; } .card { padding: 1rem; } th.optional, td.optional { display: none; } }
 @media (max-width: 600px) {

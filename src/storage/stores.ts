@@ -60,6 +60,7 @@ export type CodeConsumption =
 
 export interface AuthorizationCodeStore {
   saveAuthorizationCode(code: AuthorizationCode): Promise<void>;
+  findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined>;
   /** Marks the code used with one conditional UPDATE, so exactly one caller ever gets 'consumed'. */
   consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption>;
 }
@@ -70,14 +71,18 @@ export interface IssuedTokens {
 }
 
 export interface TokenStore {
-  /** Saves an access token (and refresh token) in one transaction and marks the grant used. */
-  saveTokens(tokens: IssuedTokens): Promise<void>;
+  /**
+   * Saves an access token (and refresh token) in one transaction and marks the
+   * grant used. False when the grant is revoked: nothing is saved.
+   */
+  saveTokens(tokens: IssuedTokens): Promise<boolean>;
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
   findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
   /**
-   * Rotation: marks `previousHash` rotated only if it is still live (not rotated,
-   * not revoked) and saves `next` in the same transaction. False means another
-   * request won the race or the token is no longer live; nothing was written.
+   * Rotation: marks `previousHash` rotated only if it and its grant are still
+   * live (not rotated, not revoked) and saves `next` in the same transaction.
+   * False means another request won the race or the token is no longer live;
+   * nothing was written.
    */
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false when the token was unknown or already revoked. */

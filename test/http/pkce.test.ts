@@ -100,6 +100,14 @@ describe('PKCE', () => {
       assertInvalidGrant(await exchange(t, publicClient, code, pkcePair().verifier));
     });
 
+    it('leaves the code usable after an attempt without the right verifier (a stolen code cannot be burned)', async () => {
+      const { code, verifier } = await obtainCode(t, publicClient, user);
+      assertInvalidGrant(await exchange(t, publicClient, code, pkcePair().verifier));
+      assertInvalidGrant(await exchange(t, publicClient, code));
+      const legitimate = await exchange(t, publicClient, code, verifier);
+      assert.equal(legitimate.statusCode, 200, legitimate.body);
+    });
+
     it('refuses a malformed verifier with invalid_grant', async () => {
       const { code } = await obtainCode(t, publicClient, user);
       assertInvalidGrant(await exchange(t, publicClient, code, 'short'));

@@ -92,6 +92,41 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(await snapshot(db), before);
   });
 
+  it('refuses to save tokens on a revoked grant and writes nothing', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    const before = await snapshot(db);
+    assert.equal(await storage.tokens.saveTokens(tokenPairFor(grant, T0 + 2 * MINUTE)), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('refuses to rotate a live token whose grant was revoked, and writes nothing', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    // Only the grant is revoked, as if revokeGrant had committed between a refresh's read and its write.
+    await db.updateTable('grants').set({ revoked_at: T0 + MINUTE }).where('id', '=', grant.id).execute();
+    const before = await snapshot(db);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 2 * MINUTE), T0 + 2 * MINUTE), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
+  it('settles rotations racing a grant revocation without deadlock, leaving no live token', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    await Promise.all([
+      ...Array.from({ length: 10 }, () => storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE)),
+      ...Array.from({ length: 5 }, () => storage.grants.revokeGrant(grant.id, T0 + MINUTE)),
+      ...Array.from({ length: 5 }, () => storage.tokens.saveTokens(tokenPairFor(grant, T0 + MINUTE))),
+    ]);
+    const live = await db.selectFrom('access_tokens').select('token_hash').where('revoked_at', 'is', null).execute();
+    assert.deepEqual(live, []);
+  });
+
   it('revokes an access token once and reports unknown or already revoked tokens', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);

@@ -1,5 +1,6 @@
 // RFC 6749 §4.1.3: exchange an authorization code for tokens.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
+import type { AuthorizationCode } from '../../storage/records.ts';
 import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { verifyCodeVerifier } from '../pkce.ts';
@@ -14,6 +15,16 @@ export interface AuthorizationCodeGrantDeps extends TokenMinter {
 }
 
 export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): GrantHandler {
+  // RFC 6749 §4.1.2: a code used twice means it leaked; revoke what it produced.
+  async function rejectReplay(stored: AuthorizationCode, now: number, ip: string | null): Promise<never> {
+    await deps.grants.revokeGrant(stored.grantId, now);
+    await deps.audit.recordEvent({
+      type: 'code.replayed', userId: stored.userId, applicationId: stored.applicationId,
+      ip, detail: { grant_id: stored.grantId }, createdAt: now,
+    });
+    throw new OAuthError('invalid_grant', 'The authorization code has already been used; tokens issued from it are revoked');
+  }
+
   return {
     grantType: 'authorization_code',
     requiredParams: ['code', 'redirect_uri'],
@@ -24,20 +35,12 @@ export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): 
         throw new OAuthError('invalid_grant', 'The authorization code is invalid');
       }
       const now = deps.clock.now();
-      const consumption = await deps.codes.consumeAuthorizationCode(hashCredential(code), now);
-      if (consumption.outcome === 'not_found') {
-        throw new OAuthError('invalid_grant', 'The authorization code is invalid');
-      }
-      const stored = consumption.code;
-      if (consumption.outcome === 'already_consumed') {
-        // RFC 6749 §4.1.2: a code used twice means it leaked; revoke what it produced.
-        await deps.grants.revokeGrant(stored.grantId, now);
-        await deps.audit.recordEvent({
-          type: 'code.replayed', userId: stored.userId, applicationId: stored.applicationId,
-          ip, detail: { grant_id: stored.grantId }, createdAt: now,
-        });
-        throw new OAuthError('invalid_grant', 'The authorization code has already been used; tokens issued from it are revoked');
-      }
+      const codeHash = hashCredential(code);
+      const stored = await deps.codes.findAuthorizationCode(codeHash);
+      if (stored === undefined) throw new OAuthError('invalid_grant', 'The authorization code is invalid');
+      if (stored.consumedAt !== null) return rejectReplay(stored, now, ip);
+      // Bindings are checked before the code is spent, so someone holding a stolen
+      // code without the client's secret or PKCE verifier cannot burn it for the real client.
       if (stored.applicationId !== client.application.id) {
         throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
       }
@@ -47,10 +50,15 @@ export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): 
         throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
       }
       verifyCodeVerifier(params.code_verifier, stored.codeChallenge);
+      // Two redemptions racing each other: the loser is a replay too.
+      const consumption = await deps.codes.consumeAuthorizationCode(codeHash, now);
+      if (consumption.outcome !== 'consumed') return rejectReplay(stored, now, ip);
 
       const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope: stored.scope };
       const minted = mintTokens(deps, subject, true);
-      await deps.tokens.saveTokens(minted.records);
+      if (!(await deps.tokens.saveTokens(minted.records))) {
+        throw new OAuthError('invalid_grant', 'The authorization behind this code was revoked');
+      }
       await deps.audit.recordEvent({
         type: 'token.issued', userId: stored.userId, applicationId: stored.applicationId,
         ip, detail: { grant_type: 'authorization_code', grant_id: stored.grantId }, createdAt: now,

@@ -1,5 +1,6 @@
 // RFC 6749 §4.4: the application acts for the one account that owns it (spec §5.5).
 import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import { OAuthError } from '../errors.ts';
 import { resolveRequestedScope } from '../scopes.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
@@ -11,6 +12,17 @@ export interface ClientCredentialsGrantDeps extends TokenMinter {
 }
 
 export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): GrantHandler {
+  /** The owner revoking this application's access mid-request only means a fresh grant. */
+  async function issueForLiveGrant(userId: number, applicationId: number, scope: string[], now: number) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const grant = await deps.grants.findOrCreateActiveGrant(userId, applicationId, scope, now);
+      // RFC 6749 §4.4.3: a refresh token SHOULD NOT be included.
+      const minted = mintTokens(deps, { grantId: grant.id, applicationId, userId, scope }, false);
+      if (await deps.tokens.saveTokens(minted.records)) return { grant, minted };
+    }
+    throw new OAuthError('temporarily_unavailable', 'The authorization changed during the request; try again');
+  }
+
   return {
     grantType: 'client_credentials',
     requiredParams: [],
@@ -20,11 +32,7 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
       const application = client.application;
       const scope = resolveRequestedScope(params.scope, application.scopes);
       const now = deps.clock.now();
-      const grant = await deps.grants.findOrCreateActiveGrant(application.ownerId, application.id, scope, now);
-      const subject = { grantId: grant.id, applicationId: application.id, userId: application.ownerId, scope };
-      // RFC 6749 §4.4.3: a refresh token SHOULD NOT be included.
-      const minted = mintTokens(deps, subject, false);
-      await deps.tokens.saveTokens(minted.records);
+      const { grant, minted } = await issueForLiveGrant(application.ownerId, application.id, scope, now);
       await deps.audit.recordEvent({
         type: 'token.issued', userId: application.ownerId, applicationId: application.id,
         ip, detail: { grant_type: 'client_credentials', grant_id: grant.id }, createdAt: now,

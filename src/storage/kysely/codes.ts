@@ -39,6 +39,13 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
       .execute();
   }
 
+  async findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
+    const row = await this.db.selectFrom('authorization_codes').selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return row && toAuthorizationCode(row);
+  }
+
   // RFC 6749 §4.1.2: a code is single use. The conditional UPDATE is the whole decision,
   // so concurrent redemptions (even across instances) see exactly one 'consumed'.
   // Expiry is the caller's call: it compares expiresAt with its clock.

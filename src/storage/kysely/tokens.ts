@@ -22,7 +22,24 @@ function toRefreshToken(row: RefreshTokenRow): RefreshToken {
   return { ...toAccessToken(row), rotatedAt: row.rotated_at };
 }
 
-async function insertIssued(trx: Transaction<Database>, { access, refresh }: IssuedTokens, usedAt: number): Promise<void> {
+/**
+ * Marks the grant used only while it is live. Taking the grant row first, as
+ * revokeGrant does, keeps one lock order (no deadlock on PostgreSQL) and means a
+ * revocation that commits first is seen, so no live token lands on a dead grant.
+ */
+async function claimLiveGrant(trx: Transaction<Database>, grantId: number, usedAt: number): Promise<boolean> {
+  const result = await trx.updateTable('grants')
+    .set({ last_used_at: usedAt })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return changedRows(result) > 0;
+}
+
+/** Thrown inside a transaction to roll it back when a condition fails after a write. */
+class Abandon extends Error {}
+
+async function insertIssued(trx: Transaction<Database>, { access, refresh }: IssuedTokens): Promise<void> {
   await trx.insertInto('access_tokens')
     .values({
       token_hash: access.tokenHash,
@@ -50,17 +67,17 @@ async function insertIssued(trx: Transaction<Database>, { access, refresh }: Iss
       })
       .execute();
   }
-  await trx.updateTable('grants')
-    .set({ last_used_at: usedAt })
-    .where('id', '=', access.grantId)
-    .execute();
 }
 
 export class KyselyTokenStore implements TokenStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async saveTokens(tokens: IssuedTokens): Promise<void> {
-    await this.db.transaction().execute((trx) => insertIssued(trx, tokens, tokens.access.createdAt));
+  async saveTokens(tokens: IssuedTokens): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
+      await insertIssued(trx, tokens);
+      return true;
+    });
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessToken | undefined> {
@@ -81,17 +98,24 @@ export class KyselyTokenStore implements TokenStore {
   // concurrent updaters block on the row lock and, under READ COMMITTED, re-check the
   // WHERE clause once the winner commits, so they match nothing; SQLite serializes writers.
   async rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const marked = await trx.updateTable('refresh_tokens')
-        .set({ rotated_at: now })
-        .where('token_hash', '=', previousHash)
-        .where('rotated_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (changedRows(marked) === 0) return false;
-      await insertIssued(trx, next, now);
-      return true;
-    });
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        if (!(await claimLiveGrant(trx, next.access.grantId, now))) return false;
+        const marked = await trx.updateTable('refresh_tokens')
+          .set({ rotated_at: now })
+          .where('token_hash', '=', previousHash)
+          .where('rotated_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        // The grant update must not stand alone: roll it back with the lost race.
+        if (changedRows(marked) === 0) throw new Abandon();
+        await insertIssued(trx, next);
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof Abandon) return false;
+      throw error;
+    }
   }
 
   async revokeAccessToken(tokenHash: string, now: number): Promise<boolean> {

@@ -92,7 +92,7 @@ describe('connected applications page', () => {
   it('refuses a revoke without a valid CSRF token and leaves the tokens alive', async () => {
     const tokens = await obtainTokens(t, client, user);
     const grantId = await grantIdOf(user);
-    for (const fields of [{}, { csrf_token: 'x'.repeat(43) }]) {
+    for (const fields of [{}, { csrf_token: 'x'.repeat(43) }] as Record<string, string>[]) {
       const response = await postForm(t, jar, `/settings/connections/${grantId}/revoke`, fields);
       assert.equal(response.statusCode, 400);
       assert.match(String(response.headers['content-type']), /^text\/html/);

@@ -30,7 +30,11 @@ button.primary { background: var(--accent); border-color: var(--accent); color: 
 button.danger { color: var(--danger); border-color: var(--danger); }
 button.link { border: 0; background: none; padding: 0; margin: 0; }
 form.inline { display: inline; margin: 0; }
-.actions { display: flex; gap: .75rem; flex-wrap: wrap; }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; align-items: center; margin-top: 1.25rem; }
+.actions button { margin-top: 0; }
+main a { color: var(--accent); }
+.card > h2:first-child { margin-top: 0; }
+main a:visited { color: #5a3d9a; }
 .error { color: var(--danger); background: #fdf0ef; border: 1px solid #f4c7c3; padding: .6rem .8rem; border-radius: 6px; }
 .notice { color: var(--ok); background: #eef8f1; border: 1px solid #bfe3cb; padding: .6rem .8rem; border-radius: 6px; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; background: #fff8e6; border: 1px solid #f0d48a; padding: .6rem .8rem; border-radius: 6px; }
@@ -43,7 +47,7 @@ a.button { display: inline-block; font: inherit; padding: .6rem 1.1rem; border-r
 a.button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
 .danger-link { color: var(--danger); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-fieldset { border: 0; padding: 0; margin: 0 0 1.5rem; min-width: 0; }
+fieldset { border: 0; padding: 0; margin: 1.25rem 0 1.5rem; min-width: 0; }
 legend { font-size: 1.1rem; font-weight: 700; padding: 0; }
 .heading-row { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; }
 .heading-row a.button { margin-top: 0; }

@@ -1,42 +1,11 @@
 // Starts the real server process on a free port and drives it over real HTTP,
 // the way a consumer application and a browser would. No inject, no shared memory.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const PASSWORD = 'black-box-password';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function folio(env: NodeJS.ProcessEnv, ...args: string[]): string {
-  return execFileSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' });
-}
-
-async function waitUntilHealthy(baseUrl: string, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch { /* not listening yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('server did not become healthy');
-}
 
 /** A browser's cookie jar, just enough for one origin. */
 class Browser {
@@ -62,28 +31,20 @@ const hidden = (html: string) => Object.fromEntries([...html.matchAll(/<input ty
   .map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'")]));
 
 describe('black box: the real server over real HTTP', () => {
-  let directory: string;
-  let child: ChildProcess;
+  let server: ServerProcess;
   let baseUrl: string;
-  let env: NodeJS.ProcessEnv;
   let client: { client_id: string; client_secret: string };
 
   before(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'folio-black-box-'));
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    env = { ...process.env, FOLIO_DATABASE_URL: join(directory, 'folio.db'), FOLIO_PORT: String(port), FOLIO_BASE_URL: baseUrl, FOLIO_LOG_LEVEL: 'warn', FOLIO_ENV: 'test' };
-    folio(env, 'user', 'create', '--email', 'owner@example.test', '--password', PASSWORD, '--name', 'Olive Owner');
-    folio(env, 'portfolio', 'create', '--owner', 'owner@example.test', '--name', 'Black Box Fund', '--currency', 'NZD', '--country', 'NZ');
-    client = JSON.parse(folio(env, 'app', 'create', '--owner', 'owner@example.test', '--name', 'Black Box App', '--redirect-uri', 'https://client.example/callback', '--json'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    await waitUntilHealthy(baseUrl, child);
+    server = await startServerProcess((folio) => {
+      folio('user', 'create', '--email', 'owner@example.test', '--password', PASSWORD, '--name', 'Olive Owner');
+      folio('portfolio', 'create', '--owner', 'owner@example.test', '--name', 'Black Box Fund', '--currency', 'NZD', '--country', 'NZ');
+      client = JSON.parse(folio('app', 'create', '--owner', 'owner@example.test', '--name', 'Black Box App', '--redirect-uri', 'https://client.example/callback', '--json'));
+    });
+    baseUrl = server.baseUrl;
   });
 
-  after(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    rmSync(directory, { recursive: true, force: true });
-  });
+  after(() => server?.cleanup());
 
   it('runs the code flow, refreshes, calls the API and shuts down cleanly on SIGTERM', async () => {
     const browser = new Browser(baseUrl);
@@ -132,8 +93,6 @@ describe('black box: the real server over real HTTP', () => {
     assert.equal(body.portfolios[0]!.currency_code, 'NZD');
     assert.ok(body.portfolios[0]!.links.self.startsWith(baseUrl));
 
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    assert.equal(await server.stop(), 0);
   });
 });

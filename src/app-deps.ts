@@ -1,3 +1,4 @@
+import type { RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
@@ -13,4 +14,6 @@ export interface AppDeps {
   logger: Logger;
   /** Redis rate-limit keys start with this (default folio:rl:); tests sharing a server make it unique. */
   rateLimitKeyPrefix?: string;
+  /** Sees every route as it is registered (tests check the OpenAPI document covers them). */
+  onRoute?: (route: RouteOptions) => void;
 }

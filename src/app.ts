@@ -6,6 +6,7 @@ import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { createLoginThrottle } from './http/login-throttle.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { registerActivity } from './http/routes/activity.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
@@ -46,11 +47,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
   registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock });
+  await registerOpenApi(app, { issuer: config.baseUrl });
 
   const issuer = config.baseUrl;
   const registry = createGrantRegistry({ ...storage, clock, random });

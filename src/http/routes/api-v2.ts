@@ -7,6 +7,7 @@ import { OAuthError } from '../../oauth/errors.ts';
 import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
 import { bearerAuthentication } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { myUserSchema, onePortfolioSchema, portfolioListSchema } from '../schemas/api.ts';
 
 export interface ApiDeps extends BearerDeps {
   portfolios: Pick<PortfolioStore, 'listPortfoliosOwnedBy' | 'findPortfolioOwnedBy'>;
@@ -21,14 +22,14 @@ export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   const tokenOf = (request: FastifyRequest) => request.accessToken!;
 
   for (const path of ['/api/v2/portfolios', '/api/v2/portfolios.json']) {
-    app.get(path, options, async (request) => {
+    app.get(path, { ...options, schema: portfolioListSchema }, async (request) => {
       const portfolios = await deps.portfolios.listPortfoliosOwnedBy(tokenOf(request).userId);
       return serializePortfolioList(portfolios, deps.baseUrl);
     });
     refuseOtherMethods(app, path, ['GET']);
   }
 
-  app.get<{ Params: { id: string } }>('/api/v2/portfolios/:id', options, async (request) => {
+  app.get<{ Params: { id: string } }>('/api/v2/portfolios/:id', { ...options, schema: onePortfolioSchema }, async (request) => {
     const match = PORTFOLIO_ID.exec(request.params.id);
     // Someone else's portfolio is "not found", not "forbidden": its existence is not ours to reveal.
     const portfolio = match === null ? undefined : await deps.portfolios.findPortfolioOwnedBy(Number(match[1]), tokenOf(request).userId);
@@ -38,7 +39,7 @@ export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   refuseOtherMethods(app, '/api/v2/portfolios/:id', ['GET']);
 
   for (const path of ['/api/v2/my_user', '/api/v2/my_user.json']) {
-    app.get(path, options, async (request) => {
+    app.get(path, { ...options, schema: myUserSchema }, async (request) => {
       const user = await deps.users.findUserById(tokenOf(request).userId);
       if (user === undefined) throw new OAuthError('invalid_token', 'The user of this token no longer exists');
       return serializeMyUser(user, deps.baseUrl);

@@ -7,19 +7,20 @@ import { revokeToken, type RevocationDeps } from '../../oauth/revocation.ts';
 import { handleTokenRequest } from '../../oauth/token-endpoint.ts';
 import { clientRequestInput } from '../client-request.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { introspectionSchema, revocationSchema, tokenSchema } from '../schemas/oauth.ts';
 
 export type OAuthEndpointDeps = RevocationDeps & IntrospectionDeps & { registry: GrantRegistry };
 
 export function registerOAuthEndpoints(app: FastifyInstance, deps: OAuthEndpointDeps): void {
-  app.post(oauthPaths.token, async (request) => {
+  app.post(oauthPaths.token, { schema: tokenSchema }, async (request) => {
     return handleTokenRequest(clientRequestInput(request), deps);
   });
-  app.post(oauthPaths.revocation, async (request, reply) => {
+  app.post(oauthPaths.revocation, { schema: revocationSchema }, async (request, reply) => {
     await revokeToken(clientRequestInput(request), deps);
     // RFC 7009 §2.2: 200 with an empty body, whether or not the token was known.
     return reply.code(200).send();
   });
-  app.post(oauthPaths.introspection, async (request) => {
+  app.post(oauthPaths.introspection, { schema: introspectionSchema }, async (request) => {
     return introspectToken(clientRequestInput(request), deps);
   });
   for (const path of [oauthPaths.token, oauthPaths.revocation, oauthPaths.introspection]) {

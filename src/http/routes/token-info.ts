@@ -5,10 +5,11 @@ import { oauthPaths } from '../../oauth/metadata.ts';
 import type { ApplicationStore } from '../../storage/stores.ts';
 import { bearerAuthentication } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { tokenInfoSchema } from '../schemas/oauth.ts';
 
 export function registerTokenInfo(app: FastifyInstance, deps: BearerDeps & { applications: Pick<ApplicationStore, 'findApplicationById'> }): void {
   // Any live token may describe itself, whatever its scope.
-  app.get(oauthPaths.tokenInfo, { config: { bearer: true }, onRequest: bearerAuthentication(deps, null) }, async (request) => {
+  app.get(oauthPaths.tokenInfo, { schema: tokenInfoSchema, config: { bearer: true }, onRequest: bearerAuthentication(deps, null) }, async (request) => {
     const token = request.accessToken!;
     const application = await deps.applications.findApplicationById(token.applicationId);
     return {

@@ -1,0 +1,117 @@
+// Schemas of the token, revocation, introspection and token info endpoints.
+// Request schemas describe; they never decide: no field is `required` and no
+// value is enumerated, so the protocol core still answers invalid_request,
+// invalid_client or unsupported_grant_type in RFC order, and unknown
+// parameters stay allowed (RFC 6749 §3.2: they are ignored).
+import { bearerSecurity, errorResponses, formContent } from './common.ts';
+
+const clientFields = {
+  client_id: { type: 'string', description: 'The application\'s client_id (or use HTTP Basic)' },
+  client_secret: { type: 'string', description: 'Confidential applications only (client_secret_post); public ones omit it' },
+} as const;
+
+const tokenRequest = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    grant_type: { type: 'string', description: 'authorization_code, client_credentials or refresh_token', examples: ['authorization_code'] },
+    code: { type: 'string', description: 'authorization_code: the code from the redirect' },
+    redirect_uri: { type: 'string', description: 'authorization_code: the redirect URI of the authorization request' },
+    code_verifier: { type: 'string', description: 'authorization_code: the PKCE verifier (RFC 7636, S256)' },
+    refresh_token: { type: 'string', description: 'refresh_token: the current refresh token; it is rotated' },
+    scope: { type: 'string', description: 'Optional; space-separated (only "read" today)' },
+    ...clientFields,
+  },
+} as const;
+
+const tokenResponse = {
+  type: 'object',
+  description: 'RFC 6749 §5.1 token response; also Cache-Control: no-store',
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string', description: 'Always "bearer" (compare case-insensitively, RFC 6749 §5.1)' },
+    expires_in: { type: 'integer', description: 'Seconds; 1800' },
+    refresh_token: { type: 'string', description: 'Absent for client_credentials' },
+    created_at: { type: 'integer', description: 'Issue time, Unix seconds' },
+    scope: { type: 'string', description: 'Only when the granted scope differs from the requested one' },
+  },
+  required: ['access_token', 'token_type', 'expires_in', 'created_at'],
+} as const;
+
+const authorizationHeader = {
+  type: 'object',
+  properties: { authorization: { type: 'string', description: 'HTTP Basic client credentials (client_secret_basic), optional' } },
+} as const;
+
+export const tokenSchema = {
+  tags: ['OAuth'],
+  summary: 'Token endpoint (RFC 6749 §3.2)',
+  description: 'Exchanges a code, client credentials or a refresh token for tokens. Client authentication: HTTP Basic, client_secret in the body, or client_id alone for public applications.',
+  headers: authorizationHeader,
+  body: formContent(tokenRequest),
+  response: { 200: tokenResponse, ...errorResponses },
+} as const;
+
+export const revocationSchema = {
+  tags: ['OAuth'],
+  summary: 'Token revocation (RFC 7009)',
+  headers: authorizationHeader,
+  body: formContent({
+    type: 'object',
+    additionalProperties: true,
+    properties: {
+      token: { type: 'string', description: 'An access or refresh token of this application' },
+      token_type_hint: { type: 'string', description: 'access_token or refresh_token (optional)' },
+      ...clientFields,
+    },
+  }),
+  response: { 200: { description: 'Revoked, or was not a live token of this application (RFC 7009 §2.2)', type: 'null' }, ...errorResponses },
+} as const;
+
+export const introspectionSchema = {
+  tags: ['OAuth'],
+  summary: 'Token introspection (RFC 7662), confidential applications about their own tokens',
+  headers: authorizationHeader,
+  body: formContent({
+    type: 'object',
+    additionalProperties: true,
+    properties: { token: { type: 'string' }, token_type_hint: { type: 'string' }, ...clientFields },
+  }),
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        active: { type: 'boolean' },
+        scope: { type: 'string' },
+        client_id: { type: 'string' },
+        token_type: { type: 'string', description: 'access_token or refresh_token' },
+        exp: { type: 'integer' },
+        iat: { type: 'integer' },
+        sub: { type: 'string' },
+        iss: { type: 'string' },
+      },
+      required: ['active'],
+    },
+    ...errorResponses,
+  },
+} as const;
+
+export const tokenInfoSchema = {
+  tags: ['OAuth'],
+  summary: 'What the bearer token is (Doorkeeper style)',
+  security: bearerSecurity,
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        resource_owner_id: { type: 'integer' },
+        scope: { type: 'array', items: { type: 'string' } },
+        expires_in: { type: 'integer', description: 'Seconds left' },
+        application: { type: 'object', properties: { uid: { type: ['string', 'null'] } }, required: ['uid'] },
+        created_at: { type: 'integer' },
+      },
+      required: ['resource_owner_id', 'scope', 'expires_in', 'application', 'created_at'],
+    },
+    ...errorResponses,
+  },
+} as const;

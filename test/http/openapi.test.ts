@@ -1,0 +1,115 @@
+// The OpenAPI 3.1 document at /api/v2/openapi.json and the docs page at /api/v2/docs:
+// generated from the route schemas, so every route with a schema must appear in it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { FixedClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { cryptoRandom } from '../../src/platform/random.ts';
+import type { OpenedStorage } from '../../src/storage/open.ts';
+import { createTestStorage } from '../support/storage.ts';
+
+const BASE_URL = 'https://folio.example';
+
+describe('OpenAPI document', () => {
+  let app: FastifyInstance;
+  let storage: OpenedStorage;
+  const routes: RouteOptions[] = [];
+  let document: any;
+
+  before(async () => {
+    storage = await createTestStorage();
+    const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent', FOLIO_BASE_URL: BASE_URL });
+    app = await buildApp({ config, storage, clock: new FixedClock(0), random: cryptoRandom, logger: createLogger(config), onRoute: (route) => routes.push(route) });
+    const response = await app.inject({ method: 'GET', url: '/api/v2/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    document = response.json();
+  });
+  after(async () => { await app.close(); await storage.close(); });
+
+  it('is OpenAPI 3.1.0 with info and the base URL as its server', () => {
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(typeof document.info.title, 'string');
+    assert.equal(typeof document.info.version, 'string');
+    assert.deepEqual(document.servers, [{ url: BASE_URL }]);
+    for (const [path, item] of Object.entries<Record<string, { responses?: object }>>(document.paths)) {
+      assert.match(path, /^\//);
+      for (const [method, operation] of Object.entries(item)) {
+        assert.ok(['get', 'post'].includes(method), `${method} ${path}`);
+        assert.ok(operation.responses !== undefined && Object.keys(operation.responses).length > 0, `${method} ${path} has responses`);
+      }
+    }
+  });
+
+  it('documents every protocol and API endpoint', () => {
+    const expected = {
+      '/oauth2/token': 'post', '/oauth2/revoke': 'post', '/oauth2/introspect': 'post', '/oauth2/token/info': 'get',
+      '/api/v2/portfolios': 'get', '/api/v2/portfolios.json': 'get', '/api/v2/portfolios/{id}': 'get',
+      '/api/v2/my_user': 'get', '/api/v2/my_user.json': 'get',
+    };
+    assert.deepEqual(Object.keys(document.paths).sort(), Object.keys(expected).sort());
+    for (const [path, method] of Object.entries(expected)) assert.ok(document.paths[path][method], `${method} ${path}`);
+  });
+
+  it('lists every route registered with a schema (they cannot drift)', () => {
+    const withSchema = routes.filter((route) => route.schema !== undefined && !(route.schema as { hide?: boolean }).hide && route.method !== 'HEAD');
+    assert.ok(withSchema.length >= 9);
+    for (const route of withSchema) {
+      const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
+      for (const method of [route.method].flat()) {
+        assert.ok(document.paths[path]?.[method.toLowerCase()], `${method} ${route.url} has a schema but is not in the document`);
+      }
+    }
+  });
+
+  it('describes the three token request body types and the RFC 6749 §5.2 error shape', () => {
+    const token = document.paths['/oauth2/token'].post;
+    assert.deepEqual(Object.keys(token.requestBody.content).sort(), ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    const body = token.requestBody.content['application/x-www-form-urlencoded'].schema;
+    assert.equal(body.required, undefined, 'the core, not the schema, decides what is missing');
+    assert.notEqual(body.additionalProperties, false, 'unknown parameters are ignored, not refused');
+    assert.deepEqual(Object.keys(token.responses['200'].content['application/json'].schema.properties).sort(),
+      ['access_token', 'created_at', 'expires_in', 'refresh_token', 'scope', 'token_type']);
+    const error = token.responses['4XX'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(error.properties).sort(), ['error', 'error_description']);
+  });
+
+  it('has bearer and oauth2 security schemes pointing at the real endpoints', () => {
+    const schemes = document.components.securitySchemes;
+    assert.deepEqual(schemes.bearer, { type: 'http', scheme: 'bearer', description: schemes.bearer.description });
+    assert.equal(schemes.oauth2.type, 'oauth2');
+    assert.equal(schemes.oauth2.flows.authorizationCode.authorizationUrl, `${BASE_URL}/oauth2/authorize`);
+    assert.equal(schemes.oauth2.flows.authorizationCode.tokenUrl, `${BASE_URL}/oauth2/token`);
+    assert.equal(schemes.oauth2.flows.clientCredentials.tokenUrl, `${BASE_URL}/oauth2/token`);
+    assert.ok('read' in schemes.oauth2.flows.clientCredentials.scopes);
+    const used = document.paths['/api/v2/portfolios'].get.security.flatMap((requirement: object) => Object.keys(requirement));
+    assert.deepEqual(used.sort(), ['bearer', 'oauth2']);
+  });
+});
+
+describe('interactive API docs at /api/v2/docs', () => {
+  let app: FastifyInstance;
+  let storage: OpenedStorage;
+  before(async () => {
+    storage = await createTestStorage();
+    const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent' });
+    app = await buildApp({ config, storage, clock: new FixedClock(0), random: cryptoRandom, logger: createLogger(config) });
+  });
+  after(async () => { await app.close(); await storage.close(); });
+
+  it('loads only same-origin scripts and styles, under the site-wide CSP', async () => {
+    const page = await app.inject({ method: 'GET', url: '/api/v2/docs' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
+    assert.doesNotMatch(String(page.headers['content-security-policy']), /unsafe-inline/);
+    assert.doesNotMatch(page.body, /<script>|<script [^>]*>[^<\s]/, 'no inline scripts');
+    for (const match of page.body.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      assert.ok(!/^[a-z]+:/i.test(match[1]!), `${match[1]} is same-origin`);
+      const asset = await app.inject({ method: 'GET', url: new URL(match[1]!, 'http://x/api/v2/docs').pathname });
+      assert.equal(asset.statusCode, 200, match[1]);
+    }
+  });
+});

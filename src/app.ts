@@ -6,6 +6,7 @@ import type { AppDeps } from './app-deps.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { createLoginThrottle } from './http/login-throttle.ts';
+import { createMetrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { registerActivity } from './http/routes/activity.ts';
@@ -23,7 +24,7 @@ import { registerSignUp } from './http/routes/sign-up.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
 import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
 import { createSessions } from './http/sessions.ts';
-import { createGrantRegistry } from './oauth/grants/registry.ts';
+import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
 
@@ -51,12 +52,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
+  const metrics = createMetrics();
+  registerMetrics(app, metrics);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
-  registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock });
+  registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.rateLimited.inc() });
   await registerOpenApi(app, { issuer: config.baseUrl });
 
   const issuer = config.baseUrl;
-  const registry = createGrantRegistry({ ...storage, clock, random });
+  const registry = observeGrants(createGrantRegistry({ ...storage, clock, random }), (grantType) => metrics.tokensIssued.inc({ grant_type: grantType }));
   const sessions = createSessions({
     sessions: storage.sessions, users: storage.users, clock, random,
     secureCookies: config.baseUrl.startsWith('https:'),

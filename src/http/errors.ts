@@ -1,7 +1,7 @@
 // The one place an error becomes a response. JSON for the protocol and API
 // (RFC 6749 §5.2, RFC 6750 §3), an HTML page for routes marked `html`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError, toOAuthError } from '../oauth/errors.ts';
+import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
 import { StorageUnavailableError } from '../storage/stores.ts';
 import { renderErrorPage } from '../web/error-page.ts';
 
@@ -39,7 +39,15 @@ export function classifyError(error: unknown): OAuthError {
   }
 }
 
+const errorCodeByReply = new WeakMap<FastifyReply, OAuthErrorCode>();
+
+/** The error code a reply was answered with, if it was an error (for metrics). */
+export function errorCodeOf(reply: FastifyReply): OAuthErrorCode | undefined {
+  return errorCodeByReply.get(reply);
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: OAuthError): FastifyReply {
+  errorCodeByReply.set(reply, error.code);
   reply.code(error.status);
   if (error.code === 'invalid_client' && request.headers.authorization?.toLowerCase().startsWith('basic ')) {
     // RFC 6749 §5.2: answer a failed Basic attempt with a Basic challenge.

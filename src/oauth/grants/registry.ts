@@ -24,3 +24,18 @@ export function createGrantRegistry(deps: GrantRegistryDeps): GrantRegistry {
   ];
   return new Map(handlers.map((handler) => [handler.grantType, handler]));
 }
+
+/** The same grants, each reporting its grant type after it issued tokens (for metrics). */
+export function observeGrants(registry: GrantRegistry, onIssued: (grantType: string) => void): GrantRegistry {
+  const observed = [...registry.values()].map((handler): GrantHandler => ({
+    grantType: handler.grantType,
+    requiredParams: handler.requiredParams,
+    confidentialOnly: handler.confidentialOnly,
+    async handle(request) {
+      const response = await handler.handle(request);
+      onIssued(handler.grantType);
+      return response;
+    },
+  }));
+  return new Map(observed.map((handler) => [handler.grantType, handler]));
+}

@@ -1,0 +1,53 @@
+// Prometheus metrics at GET /metrics. One registry per app (never prom-client's
+// global), so instances and tests do not share counts. Every label is bounded:
+// route patterns (never raw URLs), HTTP methods, status codes, grant types and
+// the OAuthErrorCode union. No token, client id or user id is ever a label.
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { errorCodeOf } from './errors.ts';
+
+export interface Metrics {
+  registry: Registry;
+  tokensIssued: Counter<'grant_type'>;
+  rateLimited: Counter;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  return {
+    registry,
+    tokensIssued: new Counter({ name: 'folio_tokens_issued_total', help: 'Token responses issued, by grant type', labelNames: ['grant_type'], registers: [registry] }),
+    rateLimited: new Counter({ name: 'folio_rate_limit_rejections_total', help: 'API requests refused with 429 rate_limited', registers: [registry] }),
+  };
+}
+
+/** Add before the routes, so the response hook sees every one of them. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const { registry } = metrics;
+  const requests = new Counter({ name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'folio_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern and method',
+    labelNames: ['route', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The not-found handler has no route pattern: every unknown path is one label value.
+    const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
+    const method = METHODS.has(request.method) ? request.method : 'OTHER';
+    requests.inc({ route, method, status: String(reply.statusCode) });
+    duration.observe({ route, method }, reply.elapsedTime / 1000);
+    const code = errorCodeOf(reply);
+    if (code !== undefined) errors.inc({ error: code });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+}

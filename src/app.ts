@@ -14,6 +14,7 @@ import { registerApiV2 } from './http/routes/api-v2.ts';
 import { registerApplicationSettings } from './http/routes/application-settings.ts';
 import { registerAuthorize } from './http/routes/authorize.ts';
 import { registerConnections } from './http/routes/connections.ts';
+import { registerDeveloperGuide } from './http/routes/developers.ts';
 import { registerHealth } from './http/routes/health.ts';
 import { registerHome } from './http/routes/home.ts';
 import { registerMetadata } from './http/routes/metadata.ts';
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerApplicationSettings(app, { storage, sessions, clock, random });
   registerConnections(app, { storage, sessions, clock });
   registerActivity(app, { storage, sessions });
+  registerDeveloperGuide(app, { baseUrl: config.baseUrl });
 
   await app.ready();
   return app;

@@ -12,7 +12,8 @@ const pkce = (application: Application) => (application.pkceRequired ? 'Required
 function guide(): SafeHtml {
   return html`<p class="muted">Send people to <code>/oauth2/authorize</code> with your client_id and a registered redirect URI,
     then exchange the code at <code>/oauth2/token</code>. Every endpoint is listed in the
-    <a href="/.well-known/oauth-authorization-server">server metadata</a> (RFC 8414).</p>`;
+    <a href="/.well-known/oauth-authorization-server">server metadata</a> (RFC 8414).
+    The <a href="/developers">developer guide</a> walks through each flow.</p>`;
 }
 
 export function renderApplicationList(model: { user: PageUser; applications: Application[]; notice?: string }): string {

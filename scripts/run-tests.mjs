@@ -18,8 +18,14 @@ function findTests(dir) {
   return found;
 }
 
+function packageTests() {
+  let entries;
+  try { entries = readdirSync('packages'); } catch { return []; }
+  return entries.flatMap((name) => findTests(join('packages', name, 'test')));
+}
+
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : findTests('test').sort();
+const files = only.length > 0 ? only : [...findTests('test'), ...packageTests()].sort();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],

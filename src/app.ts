@@ -36,8 +36,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
-    // Behind a load balancer the operator sets the address it forwards; we do not guess.
-    trustProxy: false,
+    // Behind a load balancer the operator names it (FOLIO_TRUST_PROXY); we do not guess.
+    trustProxy: typeof config.trustProxy === 'number'
+      ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
+      : config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // A path with bad percent-encoding or an overlong parameter fails before any

@@ -18,6 +18,11 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Whether the sign-up page accepts new accounts. */
   allowSignup: boolean;
+  /**
+   * Which proxies may set X-Forwarded-For: false (none), a hop count, or the
+   * proxies' addresses/CIDRs. Sign-in limits per address and audit IPs depend on it.
+   */
+  trustProxy: false | number | string[];
 }
 
 /** A bad environment value; the message names the variable and the accepted form. */
@@ -112,6 +117,19 @@ function databaseUrl(env: Env): string {
   return value;
 }
 
+function trustProxy(env: Env): false | number | string[] {
+  const name = 'FOLIO_TRUST_PROXY';
+  const value = read(env, name);
+  if (value === undefined || value.toLowerCase() === 'false') return false;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const address = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(?:\/[0-9]{1,3})?$/i;
+  if (entries.length === 0 || !entries.every((entry) => address.test(entry))) {
+    throw new ConfigError(name, 'false, a hop count, or comma-separated proxy addresses or CIDRs like 10.0.0.0/8', value);
+  }
+  return entries;
+}
+
 function port(env: Env): number {
   const name = read(env, 'FOLIO_PORT') !== undefined ? 'FOLIO_PORT' : 'PORT';
   return integer(env, name, 0, 65535, 3000);
@@ -136,5 +154,6 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(env, 'FOLIO_LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer(env, 'FOLIO_RATE_LIMIT_PER_MINUTE', 1, Number.MAX_SAFE_INTEGER, 360),
     allowSignup: boolean(env, 'FOLIO_ALLOW_SIGNUP', environment !== 'production'),
+    trustProxy: trustProxy(env),
   });
 }

@@ -11,14 +11,15 @@ type Jar = Record<string, string>;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-async function attempt(t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') {
+async function attempt(t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1', forwardedFor?: string) {
   const jar: Jar = {};
-  const page = await t.app.inject({ method: 'GET', url: '/login', remoteAddress });
+  const forwarded: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+  const page = await t.app.inject({ method: 'GET', url: '/login', remoteAddress, headers: forwarded });
   Object.assign(jar, cookiesFrom(page));
   return t.app.inject({
     method: 'POST', url: '/login', remoteAddress,
     ...form({ csrf_token: hiddenField(page.body, 'csrf_token'), return_to: '/', email, password }),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader(jar) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader(jar), ...forwarded },
   });
 }
 
@@ -147,6 +148,36 @@ describe('sign-in failure limits', () => {
       const unknown = await answers('nobody@example.test');
       assert.deepEqual(unknown, real);
       assert.deepEqual(real.statuses, [401, 401, 401, 401, 429, 429]);
+    });
+  });
+
+  describe('per address behind a proxy (FOLIO_TRUST_PROXY)', () => {
+    it('counts the forwarded client address when the proxy is trusted', async () => {
+      const proxied = await createTestApp({ FOLIO_TRUST_PROXY: '10.0.0.5' });
+      try {
+        for (let i = 0; i < 20; i++) await attempt(proxied, `victim${i}@example.test`, 'wrong', '10.0.0.5', '203.0.113.7');
+        assert.equal((await attempt(proxied, 'other@example.test', 'wrong', '10.0.0.5', '203.0.113.7')).statusCode, 429);
+        // Another client behind the same proxy is not locked out with the first.
+        assert.equal((await attempt(proxied, 'other@example.test', 'wrong', '10.0.0.5', '198.51.100.1')).statusCode, 401);
+      } finally {
+        await proxied.close();
+      }
+    });
+
+    it('trusts exactly the configured number of proxy hops', async () => {
+      const proxied = await createTestApp({ FOLIO_TRUST_PROXY: '1' });
+      try {
+        // The client forged an extra hop; with one trusted hop the address the proxy saw counts.
+        for (let i = 0; i < 20; i++) await attempt(proxied, `victim${i}@example.test`, 'wrong', '10.0.0.5', `192.0.2.${i}, 203.0.113.7`);
+        assert.equal((await attempt(proxied, 'other@example.test', 'wrong', '10.0.0.5', '192.0.2.99, 203.0.113.7')).statusCode, 429);
+      } finally {
+        await proxied.close();
+      }
+    });
+
+    it('ignores X-Forwarded-For from an untrusted peer, so a forged header cannot dodge the limit', async () => {
+      for (let i = 0; i < 20; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.9', `198.51.100.${i}`);
+      assert.equal((await attempt(t, 'other@example.test', 'wrong', '203.0.113.9', '192.0.2.1')).statusCode, 429);
     });
   });
 

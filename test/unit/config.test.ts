@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       rateLimitPerMinute: 360,
       allowSignup: true,
+      trustProxy: false,
     });
   });
 
@@ -84,6 +85,14 @@ describe('loadConfig', () => {
       assert.equal(loadConfig({ FOLIO_DATABASE_URL: good }).databaseUrl, good);
     }
     for (const bad of ['mysql://db/folio', 'redis://cache']) rejects({ FOLIO_DATABASE_URL: bad }, 'FOLIO_DATABASE_URL', /postgres:\/\/ URL/);
+  });
+
+  test('FOLIO_TRUST_PROXY accepts false, a hop count or proxy addresses', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ FOLIO_TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ FOLIO_TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.deepEqual(loadConfig({ FOLIO_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1']);
+    for (const bad of ['yes', 'true', '10.0.0.0/8,evil host']) rejects({ FOLIO_TRUST_PROXY: bad }, 'FOLIO_TRUST_PROXY', /hop count/);
   });
 
   test('FOLIO_REDIS_URL accepts redis:// and rediss:// only', () => {

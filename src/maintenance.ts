@@ -9,6 +9,11 @@ import type { Storage } from './storage/stores.ts';
 export const PURGE_RETENTION_MS = 60 * 60 * 1000;
 export const PURGE_INTERVAL_MS = 5 * 60 * 1000;
 
-export function purgeExpiredCredentials(storage: Storage, now: number) {
-  return storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS);
+/** Longer than any sign-in failure counter is remembered (src/http/login-throttle.ts). */
+export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
+
+export async function purgeExpiredCredentials(storage: Storage, now: number) {
+  const purged = await storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS);
+  const loginFailures = await storage.loginThrottle.forgetFailuresBefore(now - LOGIN_FAILURE_RETENTION_MS);
+  return { ...purged, loginFailures };
 }

@@ -87,7 +87,10 @@ export interface TokenStore {
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number): Promise<boolean>;
-  /** Deletes tokens and codes that are expired, consumed or revoked before `olderThan`. */
+  /**
+   * Deletes tokens and codes expired, consumed or revoked before `olderThan`.
+   * Rotated refresh tokens stay until they expire, so their reuse is still detected.
+   */
   purgeExpired(now: number, olderThan: number): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
 }
 
@@ -139,6 +142,8 @@ export interface LoginThrottleStore {
   /** Counts one failure in one atomic upsert (concurrent failures all count) and locks as `policy` says. */
   recordFailure(key: string, now: number, policy: LockoutPolicy): Promise<FailureCount>;
   clearFailures(key: string): Promise<void>;
+  /** Deletes counters untouched since `olderThan` and not locked past it. */
+  forgetFailuresBefore(olderThan: number): Promise<number>;
 }
 
 /**

@@ -60,6 +60,17 @@ describeStorageContract('login failures', (target) => {
     assert.equal(await loginThrottle.lockedUntil(['k'], T0 + DAY), undefined);
   });
 
+  it('forgets stale counters in bulk but keeps recent ones and locks still in force', async () => {
+    const { loginThrottle } = target().storage;
+    await loginThrottle.recordFailure('account:stale@example.com', T0, policy);
+    for (let i = 0; i < 3; i++) await loginThrottle.recordFailure('account:locked@example.com', T0, { ...policy, lockoutMs: () => 10 * DAY });
+    await loginThrottle.recordFailure('account:recent@example.com', T0 + 2 * DAY, policy);
+    assert.equal(await loginThrottle.forgetFailuresBefore(T0 + DAY), 1);
+    assert.equal(await loginThrottle.lockedUntil(['account:locked@example.com'], T0 + DAY), T0 + 10 * DAY);
+    assert.deepEqual(await loginThrottle.recordFailure('account:stale@example.com', T0 + 2 * DAY, policy), { failures: 1, lockedUntil: null });
+    assert.deepEqual(await loginThrottle.recordFailure('account:recent@example.com', T0 + 2 * DAY, policy), { failures: 2, lockedUntil: null });
+  });
+
   it('counts every one of many concurrent failures', async () => {
     const { loginThrottle } = target().storage;
     const results = await Promise.all(Array.from({ length: 12 }, () => loginThrottle.recordFailure('k', T0, policy)));

@@ -44,4 +44,12 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   async clearFailures(key: string): Promise<void> {
     await this.db.deleteFrom('login_failures').where('key', '=', key).execute();
   }
+
+  async forgetFailuresBefore(olderThan: number): Promise<number> {
+    const result = await this.db.deleteFrom('login_failures')
+      .where('updated_at', '<', olderThan)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

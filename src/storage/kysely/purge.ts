@@ -28,13 +28,11 @@ export async function purgeExpired(db: Kysely<Database>, olderThan: number): Pro
       .limit(PURGE_BATCH_SIZE))
     .executeTakeFirst());
 
+  // A rotated refresh token stays until it would have expired: presented again, it
+  // must still be recognised as reuse and revoke its grant (RFC 9700 §4.14.2).
   const refreshTokens = await deleteInBatches(() => db.deleteFrom('refresh_tokens')
     .where('token_hash', 'in', db.selectFrom('refresh_tokens').select('token_hash')
-      .where((eb) => eb.or([
-        eb('expires_at', '<', olderThan),
-        eb('revoked_at', '<', olderThan),
-        eb('rotated_at', '<', olderThan),
-      ]))
+      .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
       .limit(PURGE_BATCH_SIZE))
     .executeTakeFirst());
 

@@ -1,0 +1,214 @@
+// What the reliability tests share: a browser over real HTTP, the OAuth flows a
+// consumer application runs, a TCP proxy that can cut a database off, and a
+// throwaway PostgreSQL database.
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { type Server, type Socket, createConnection, createServer } from 'node:net';
+import { sql } from 'kysely';
+import { createPostgresKysely } from '../../src/storage/dialects.ts';
+
+export const PASSWORD = 'reliability-password';
+export const REDIRECT_URI = 'https://client.example/callback';
+
+export interface RegisteredClient {
+  client_id: string;
+  client_secret: string;
+}
+
+/** Runs a CLI verb against `databaseUrl` (for a server whose own URL goes through a proxy in this process). */
+export function folioAt(databaseUrl: string, ...args: string[]): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: new URL('../../', import.meta.url).pathname, encoding: 'utf8',
+    env: { ...process.env, FOLIO_DATABASE_URL: databaseUrl, FOLIO_LOG_LEVEL: 'warn', FOLIO_ENV: 'test' },
+  });
+}
+
+/** Prints one line of figures, so every run shows what was proved and on how much. */
+export function report(title: string, figures: Record<string, unknown>): void {
+  console.log(`[reliability] ${title}: ${Object.entries(figures).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ')}`);
+}
+
+/** A browser's cookie jar for one origin. */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly baseUrl: string) {}
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (value === '') this.cookies.delete(name!); else this.cookies.set(name!, value!);
+    }
+    return response;
+  }
+
+  post(path: string, fields: Record<string, string>): Promise<Response> {
+    return this.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  }
+
+  async signIn(email: string, password = PASSWORD): Promise<void> {
+    const page = await this.request('/login');
+    const answer = await this.post('/login', { ...hiddenFields(await page.text()), email, password });
+    if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
+    await answer.body?.cancel();
+  }
+
+  /** Authorization request with PKCE, approving the consent page if one is shown; the code and verifier. */
+  async authorize(clientId: string, redirectUri = REDIRECT_URI): Promise<{ code: string; verifier: string; location: string }> {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    let answer = await this.request(`/oauth2/authorize?${query}`);
+    if (answer.status === 200) {
+      answer = await this.post('/oauth2/authorize', { ...hiddenFields(await answer.text()), decision: 'approve' });
+    } else {
+      await answer.body?.cancel();
+    }
+    const location = answer.headers.get('location');
+    const code = location === null ? null : new URL(location).searchParams.get('code');
+    if (code === null || location === null) throw new Error(`authorization answered ${answer.status} ${location ?? ''}`);
+    return { code, verifier, location };
+  }
+}
+
+export const hiddenFields = (html: string): Record<string, string> => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+  .map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'")]));
+
+export interface TokenAnswer {
+  status: number;
+  body: { access_token?: string; refresh_token?: string; error?: string };
+}
+
+export async function tokenRequest(baseUrl: string, fields: Record<string, string>): Promise<TokenAnswer> {
+  const response = await fetch(`${baseUrl}/oauth2/token`, { method: 'POST', body: new URLSearchParams(fields) });
+  const text = await response.text();
+  let body: TokenAnswer['body'] = {};
+  try {
+    body = JSON.parse(text) as TokenAnswer['body'];
+  } catch { /* not JSON: the caller looks at the status */ }
+  return { status: response.status, body };
+}
+
+export const clientCredentials = (baseUrl: string, client: RegisteredClient) =>
+  tokenRequest(baseUrl, { grant_type: 'client_credentials', ...client });
+
+export const redeemCode = (baseUrl: string, client: RegisteredClient, code: { code: string; verifier: string }, redirectUri = REDIRECT_URI) =>
+  tokenRequest(baseUrl, { grant_type: 'authorization_code', code: code.code, code_verifier: code.verifier, redirect_uri: redirectUri, ...client });
+
+export const refresh = (baseUrl: string, client: RegisteredClient, refreshToken: string) =>
+  tokenRequest(baseUrl, { grant_type: 'refresh_token', refresh_token: refreshToken, ...client });
+
+/** The API status a bearer token gets. */
+export async function apiStatus(baseUrl: string, accessToken: string, path = '/api/v2/my_user.json'): Promise<number> {
+  const response = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${accessToken}` } });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/**
+ * A TCP proxy in front of a database: cut() drops every connection and stops
+ * listening (the database "goes away"), stall() keeps connections open but
+ * forwards nothing (a network that swallows packets), restore() listens again
+ * on the same port.
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private stalled = false;
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async open(): Promise<number> {
+    this.stalled = false;
+    const server = createServer((client) => {
+      this.track(client);
+      if (this.stalled) return;
+      const upstream = createConnection(this.target);
+      this.track(upstream);
+      client.pipe(upstream).pipe(client);
+      const end = () => { client.destroy(); upstream.destroy(); };
+      client.on('error', end).on('close', end);
+      upstream.on('error', end).on('close', end);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as { port: number }).port;
+    return this.port;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    const closed = server === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => resolve()));
+    this.destroyAll();
+    await closed;
+  }
+
+  /** Existing connections stop forwarding; new ones are accepted and left silent. */
+  stall(): void {
+    this.stalled = true;
+    for (const socket of this.sockets) socket.pause();
+    for (const socket of this.sockets) socket.unpipe();
+  }
+
+  async restore(): Promise<void> {
+    await this.cut();
+    await this.open();
+  }
+
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  private destroyAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+}
+
+/** A database of its own on the shared server, dropped at the end whatever happened. */
+export class TemporaryPostgresDatabase {
+  readonly name = `folio_rel_${process.pid}_${randomBytes(4).toString('hex')}`;
+  private created = false;
+
+  constructor(private readonly serverUrl: string) {}
+
+  get url(): string {
+    const url = new URL(this.serverUrl);
+    url.pathname = `/${this.name}`;
+    return url.toString();
+  }
+
+  async create(): Promise<string> {
+    await this.onServer(sql`create database ${sql.id(this.name)}`);
+    this.created = true;
+    return this.url;
+  }
+
+  async drop(): Promise<void> {
+    if (!this.created) return;
+    await this.onServer(sql`drop database if exists ${sql.id(this.name)} with (force)`);
+    this.created = false;
+  }
+
+  private async onServer(statement: ReturnType<typeof sql>): Promise<void> {
+    const admin = createPostgresKysely(this.serverUrl);
+    try {
+      await statement.execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+  }
+}
+
+/** Resolves after `ms`; reliability tests run against real processes and real time. */
+export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -7,7 +7,13 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 
 export const SQLITE_MEMORY = ':memory:';
-const CONNECT_TIMEOUT_MS = 5000;
+// A database that is away must cost a request seconds, not hang it: connecting (or
+// waiting for a free pooled connection) and each query are bounded, and the
+// failure is StorageUnavailableError, which routes answer with 503. Folio's queries
+// are indexed look-ups and bounded batches; migrations, which may build an index
+// on a large table, run without the query bound (open.ts).
+const CONNECT_TIMEOUT_MS = 2000;
+const QUERY_TIMEOUT_MS = 3000;
 
 export function createSqliteKysely(filename: string): Kysely<Database> {
   if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
@@ -29,14 +35,19 @@ const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
     ? (value: string) => Number(value)
     : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
 
-export function createPostgresKysely(connectionString: string): Kysely<Database> {
+export function createPostgresKysely(connectionString: string, options: { queryTimeout?: boolean } = {}): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: options.queryTimeout === false ? 0 : QUERY_TIMEOUT_MS,
     types: { getTypeParser },
   });
   // An idle client losing its connection (server restart) emits 'error' on the pool,
   // which would otherwise crash the process; the next query reports the outage instead.
   pool.on('error', () => {});
+  // A client in use (say between two statements of a transaction) has no pool listener,
+  // and its 'error' would crash the process just the same. The statement fails on its
+  // own, and the pool drops the dead client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -20,6 +20,8 @@ const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'Cannot use a pool after calling end',
   'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+  'Query read timeout',
   'The database connection is not open',
   'driver has already been destroyed',
 ];

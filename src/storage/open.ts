@@ -2,6 +2,7 @@
 // `sqlite::memory:`, or a postgres:// URL.
 import { createPostgresKysely, createSqliteKysely } from './dialects.ts';
 import { createKyselyStorage } from './kysely/storage.ts';
+import { migrateToLatest } from './migrations/provider.ts';
 import type { Storage } from './stores.ts';
 
 export interface OpenedStorage extends Storage {
@@ -14,9 +15,20 @@ const SQLITE_PREFIX = 'sqlite:';
 
 export async function openStorage(databaseUrl: string): Promise<OpenedStorage> {
   if (POSTGRES_URL.test(databaseUrl)) {
-    return createKyselyStorage(createPostgresKysely(databaseUrl), 'postgres');
+    const storage = createKyselyStorage(createPostgresKysely(databaseUrl), 'postgres');
+    return { ...storage, migrate: () => migratePostgres(databaseUrl) };
   }
   const filename = databaseUrl.startsWith(SQLITE_PREFIX) ? databaseUrl.slice(SQLITE_PREFIX.length) : databaseUrl;
   if (filename.length === 0) throw new Error('the database URL names no SQLite file');
   return createKyselyStorage(createSqliteKysely(filename), 'sqlite');
+}
+
+/** On connections of its own without the query time bound: building an index on a big table takes a while. */
+async function migratePostgres(databaseUrl: string): Promise<void> {
+  const db = createPostgresKysely(databaseUrl, { queryTimeout: false });
+  try {
+    await migrateToLatest(db, 'postgres');
+  } finally {
+    await db.destroy();
+  }
 }

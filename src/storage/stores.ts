@@ -68,6 +68,11 @@ export interface AuthorizationCodeStore {
 export interface IssuedTokens {
   access: AccessToken;
   refresh?: RefreshToken;
+  /**
+   * The audit event of this issue, written in the same transaction: the token and
+   * its record commit together, and one commit (one fsync) serves both.
+   */
+  event?: NewAuditEvent;
 }
 
 export interface TokenStore {

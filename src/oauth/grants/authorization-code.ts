@@ -56,13 +56,13 @@ export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): 
 
       const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope: stored.scope };
       const minted = mintTokens(deps, subject, true);
+      minted.records.event = {
+        type: 'token.issued', userId: stored.userId, applicationId: stored.applicationId,
+        ip, detail: { grant_type: 'authorization_code', grant_id: stored.grantId }, createdAt: now,
+      };
       if (!(await deps.tokens.saveTokens(minted.records))) {
         throw new OAuthError('invalid_grant', 'The authorization behind this code was revoked');
       }
-      await deps.audit.recordEvent({
-        type: 'token.issued', userId: stored.userId, applicationId: stored.applicationId,
-        ip, detail: { grant_type: 'authorization_code', grant_id: stored.grantId }, createdAt: now,
-      });
       return tokenResponse(minted, stored.scope);
     },
   };

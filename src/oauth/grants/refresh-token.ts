@@ -54,13 +54,12 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
       const scope = narrowScope(params.scope, stored.scope);
       const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope };
       const minted = mintTokens(deps, subject, true);
-      const won = await deps.tokens.rotateRefreshToken(hash, minted.records, now);
-      if (!won) throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
-
-      await deps.audit.recordEvent({
+      minted.records.event = {
         type: 'token.refreshed', userId: stored.userId, applicationId: stored.applicationId,
         ip, detail: { grant_id: stored.grantId }, createdAt: now,
-      });
+      };
+      const won = await deps.tokens.rotateRefreshToken(hash, minted.records, now);
+      if (!won) throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
       return tokenResponse(minted, scope);
     },
   };

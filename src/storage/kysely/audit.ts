@@ -15,20 +15,22 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
+export function auditEventRow(event: NewAuditEvent) {
+  return {
+    type: event.type,
+    user_id: event.userId,
+    application_id: event.applicationId,
+    ip: event.ip,
+    detail: JSON.stringify(event.detail),
+    created_at: event.createdAt,
+  };
+}
+
 export class KyselyAuditStore implements AuditStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async recordEvent(event: NewAuditEvent): Promise<void> {
-    await this.db.insertInto('audit_events')
-      .values({
-        type: event.type,
-        user_id: event.userId,
-        application_id: event.applicationId,
-        ip: event.ip,
-        detail: JSON.stringify(event.detail),
-        created_at: event.createdAt,
-      })
-      .execute();
+    await this.db.insertInto('audit_events').values(auditEventRow(event)).execute();
   }
 
   /** Newest first; the id breaks ties between events recorded in the same millisecond. */

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
+import { auditEventRow } from './audit.ts';
 import { changedRows, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
 
@@ -39,7 +40,7 @@ async function claimLiveGrant(trx: Transaction<Database>, grantId: number, usedA
 /** Thrown inside a transaction to roll it back when a condition fails after a write. */
 class Abandon extends Error {}
 
-async function insertIssued(trx: Transaction<Database>, { access, refresh }: IssuedTokens): Promise<void> {
+async function insertIssued(trx: Transaction<Database>, { access, refresh, event }: IssuedTokens): Promise<void> {
   await trx.insertInto('access_tokens')
     .values({
       token_hash: access.tokenHash,
@@ -67,6 +68,7 @@ async function insertIssued(trx: Transaction<Database>, { access, refresh }: Iss
       })
       .execute();
   }
+  if (event) await trx.insertInto('audit_events').values(auditEventRow(event)).execute();
 }
 
 export class KyselyTokenStore implements TokenStore {

@@ -4,6 +4,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { StorageKind } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { secretRevealsMigration } from './0002-secret-reveals.ts';
+import { purgeIndexesMigration } from './0003-purge-indexes.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -12,6 +13,7 @@ class CodeMigrationProvider implements MigrationProvider {
     return {
       '0001-initial': initialMigration(this.kind),
       '0002-secret-reveals': secretRevealsMigration(),
+      '0003-purge-indexes': purgeIndexesMigration(),
     };
   }
 }

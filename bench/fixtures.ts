@@ -1,0 +1,135 @@
+// What the benchmark needs in a database, written through Folio's own stores
+// where the count is small and in bulk SQL where it is large (a million tokens).
+import { writeFileSync } from 'node:fs';
+import { sql, type Kysely } from 'kysely';
+import { seedDemo } from '../src/demo/seed.ts';
+import { lifetimes } from '../src/oauth/lifetimes.ts';
+import { systemClock } from '../src/platform/clock.ts';
+import { cryptoRandom } from '../src/platform/random.ts';
+import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
+import { createPostgresKysely, createSqliteKysely } from '../src/storage/dialects.ts';
+import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
+import type { OpenedStorage } from '../src/storage/open.ts';
+import type { Database, StorageKind } from '../src/storage/schema.ts';
+
+export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
+/** One refresh chain and one code owner per load connection. */
+const CHAIN_USERS = 50;
+const BEARER_TOKENS = 100;
+const INSERT_CHUNK = 500;
+
+export interface Fixtures {
+  clientId: string;
+  clientSecret: string;
+  /** Access tokens of the demo user, who owns the demo portfolios. */
+  bearerTokens: string[];
+}
+
+export class BenchDatabase {
+  readonly storage: OpenedStorage;
+  private chainGrants: { grantId: number; userId: number }[] = [];
+  private applicationId = 0;
+
+  private constructor(readonly db: Kysely<Database>, readonly kind: StorageKind) {
+    this.storage = createKyselyStorage(db, kind);
+  }
+
+  static open(url: string): BenchDatabase {
+    return url.startsWith('postgres')
+      ? new BenchDatabase(createPostgresKysely(url), 'postgres')
+      : new BenchDatabase(createSqliteKysely(url), 'sqlite');
+  }
+
+  /** Migrates, adds the demo user, applications and portfolios, and the load's users and tokens. */
+  async prepare(): Promise<Fixtures> {
+    const { storage } = this;
+    await storage.migrate();
+    const demo = await seedDemo({ storage, clock: systemClock, random: cryptoRandom });
+    const confidential = demo.applications.find((application) => application.confidential)!;
+    const application = (await storage.applications.findApplicationByClientId(confidential.clientId))!;
+    this.applicationId = application.id;
+    const now = systemClock.now();
+    for (let index = 0; index < CHAIN_USERS; index++) {
+      const user = await storage.users.createUser({ email: `bench-${index}@folio.test`, name: `Bench ${index}`, passwordHash: 'unused', now });
+      const grant = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], now);
+      this.chainGrants.push({ grantId: grant.id, userId: user.id });
+    }
+    const demoGrant = await storage.grants.findOrCreateActiveGrant(application.ownerId, application.id, ['read'], now);
+    const bearerTokens: string[] = [];
+    for (let index = 0; index < BEARER_TOKENS; index++) {
+      const token = generateCredential('accessToken', cryptoRandom);
+      bearerTokens.push(token);
+      await storage.tokens.saveTokens({ access: {
+        tokenHash: hashCredential(token), grantId: demoGrant.id, applicationId: application.id,
+        userId: application.ownerId, scope: ['read'], createdAt: now, expiresAt: now + lifetimes.accessToken, revokedAt: null,
+      } });
+    }
+    return { clientId: confidential.clientId, clientSecret: confidential.clientSecret!, bearerTokens };
+  }
+
+  /** Adds live access tokens nobody holds, generated inside the database. */
+  async addLiveTokens(count: number): Promise<void> {
+    const now = systemClock.now();
+    const { grantId, userId } = this.chainGrants[0]!;
+    const values = sql`${grantId}, ${this.applicationId}, ${userId}, 'read', ${now}, ${now + lifetimes.accessToken}`;
+    const columns = sql`(token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)`;
+    if (this.kind === 'sqlite') {
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
+        insert into access_tokens ${columns} select lower(hex(randomblob(32))), ${values} from n`.execute(this.db);
+    } else {
+      await sql`insert into access_tokens ${columns}
+        select md5(random()::text || i::text) || md5(i::text || random()::text), ${values}
+        from generate_series(1, ${count}::int) as i`.execute(this.db);
+      await sql`analyze access_tokens`.execute(this.db);
+    }
+  }
+
+  async liveTokenCount(): Promise<number> {
+    const row = await this.db.selectFrom('access_tokens').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** One fresh refresh token per chain user (each load connection rotates its own). */
+  async mintRefreshTokens(): Promise<string[]> {
+    const now = systemClock.now();
+    const tokens: string[] = [];
+    for (const { grantId, userId } of this.chainGrants) {
+      const access = generateCredential('accessToken', cryptoRandom);
+      const refresh = generateCredential('refreshToken', cryptoRandom);
+      const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null };
+      await this.storage.tokens.saveTokens({
+        access: { ...subject, tokenHash: hashCredential(access), expiresAt: now + lifetimes.accessToken },
+        refresh: { ...subject, tokenHash: hashCredential(refresh), expiresAt: now + lifetimes.refreshTokenIdle, rotatedAt: null },
+      });
+      tokens.push(refresh);
+    }
+    return tokens;
+  }
+
+  /** `count` unused authorization codes spread over the chain users, written to `file` one a line. */
+  async seedCodes(count: number, file: string): Promise<void> {
+    const now = systemClock.now();
+    const codes: string[] = [];
+    const rows: Database['authorization_codes'][] = [];
+    for (let index = 0; index < count; index++) {
+      const code = generateCredential('authorizationCode', cryptoRandom);
+      const { grantId, userId } = this.chainGrants[index % this.chainGrants.length]!;
+      codes.push(code);
+      rows.push({
+        code_hash: hashCredential(code), grant_id: grantId, application_id: this.applicationId, user_id: userId,
+        redirect_uri: REDIRECT_URI, scope: 'read', code_challenge: null,
+        created_at: now, expires_at: now + lifetimes.authorizationCode, consumed_at: null,
+      });
+    }
+    await this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+        await trx.insertInto('authorization_codes').values(rows.slice(start, start + INSERT_CHUNK)).execute();
+      }
+    });
+    writeFileSync(file, `${codes.join('\n')}\n`);
+  }
+
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+}

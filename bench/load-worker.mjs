@@ -1,0 +1,70 @@
+// The load generator, run as its own process (pinned to its own core by run.ts)
+// so that it never shares an event loop or a core with the server it measures.
+// Input: one JSON argument describing the scenario. Output: one JSON line.
+//
+// Scenario kinds:
+//   get      - GET `path` with fixed headers (bearer API, bare Fastify)
+//   post     - POST a fixed form body (client_credentials, introspection)
+//   codes    - POST one authorization code per request, each used once, from `poolFile`
+//   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
+//              (at least one per connection), taking the new token from each answer
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const spec = JSON.parse(process.argv[2]);
+const form = (fields) => new URLSearchParams(fields).toString();
+const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', ...spec.headers };
+
+function requestsFor() {
+  switch (spec.kind) {
+    case 'get':
+      return [{ method: 'GET', path: spec.path, headers: spec.headers }];
+    case 'post':
+      return [{ method: 'POST', path: spec.path, headers: formHeaders, body: form(spec.form) }];
+    case 'codes': {
+      const codes = readFileSync(spec.poolFile, 'utf8').split('\n').filter(Boolean);
+      let next = 0;
+      return [{
+        method: 'POST', path: spec.path, headers: formHeaders,
+        // Past the end of the pool the code is reused and answered 400: the run reports it.
+        setupRequest: (request) => ({ ...request, body: form({ ...spec.form, code: codes[next++ % codes.length] }) }),
+      }];
+    }
+    case 'refresh': {
+      // autocannon resets a connection's context between request cycles, so the live
+      // chain ends sit in one pool: each request takes one, each answer puts the next back.
+      const pool = [...spec.refreshTokens];
+      return [{
+        method: 'POST', path: spec.path, headers: formHeaders,
+        setupRequest: (request) => ({ ...request, body: form({ grant_type: 'refresh_token', refresh_token: pool.shift() ?? '' }) }),
+        onResponse: (status, body) => {
+          if (status === 200) pool.push(JSON.parse(body).refresh_token);
+        },
+      }];
+    }
+    default:
+      throw new Error(`unknown scenario kind ${spec.kind}`);
+  }
+}
+
+const options = {
+  url: spec.url,
+  connections: spec.connections,
+  pipelining: 1,
+  requests: requestsFor(),
+  ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
+};
+const result = await autocannon(options);
+const statuses = {};
+for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count.count;
+process.stdout.write(`${JSON.stringify({
+  requests: result.requests.total,
+  rps: result.requests.total / (result.duration || 1),
+  rpsMean: result.requests.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  non2xx: result.non2xx,
+  statuses,
+})}\n`);

@@ -1,0 +1,110 @@
+// Child processes of the benchmark: servers pinned to one core, the load
+// generator pinned to the other (where taskset exists), RSS sampled from /proc.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+export const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+export const SERVER_CORE = '0';
+export const LOAD_CORE = '1';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function pinned(core: string, args: string[]): [string, string[]] {
+  return HAS_TASKSET ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
+}
+
+export interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** Milliseconds from spawn to the first 2xx answer of the readiness URL. */
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns `node ...args` on the server core and waits until `readyPath` answers 2xx. */
+export async function startServer(name: string, args: string[], port: number, readyPath: string, env: Record<string, string> = {}): Promise<Server> {
+  const [command, argv] = pinned(SERVER_CORE, args);
+  const started = performance.now();
+  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
+    if (performance.now() - started > 30_000) throw new Error(`${name} did not become ready: ${stderr}`);
+    try {
+      if ((await fetch(url + readyPath)).ok) break;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const readyMs = performance.now() - started;
+  return {
+    name, url, child, readyMs,
+    stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+      return exited.finally(() => clearTimeout(force));
+    },
+  };
+}
+
+/** VmRSS of a process in MB, or undefined where /proc is not there. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+  /** Highest VmRSS of the server seen during the run, MB. */
+  maxRssMb?: number | undefined;
+}
+
+/** Runs bench/load-worker.mjs on the load core against `server`, sampling the server's RSS meanwhile. */
+export function runLoad(spec: Record<string, unknown>, serverPid: number | undefined): Promise<LoadResult> {
+  const [command, argv] = pinned(LOAD_CORE, ['bench/load-worker.mjs', JSON.stringify(spec)]);
+  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let maxRssMb: number | undefined;
+  const sample = () => {
+    const rss = serverPid === undefined ? undefined : rssMb(serverPid);
+    if (rss !== undefined) maxRssMb = Math.max(maxRssMb ?? 0, rss);
+  };
+  const sampler = setInterval(sample, 100);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      clearInterval(sampler);
+      sample();
+      if (code !== 0) return reject(new Error(`load worker failed (${code}): ${stderr}`));
+      resolve({ ...(JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult), maxRssMb });
+    });
+  });
+}

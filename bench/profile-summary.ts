@@ -1,0 +1,35 @@
+// Summarises V8 .cpuprofile files (node --cpu-prof): the functions with the most
+// self time, and the share under each of a few subsystems, so a change to a hot
+// path can be judged by numbers rather than by eye. Flame graphs: open the same
+// files in Chrome DevTools or speedscope.
+//   node --import tsx bench/profile-summary.ts DIR [TOP]
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+const [directory = '.', top = '25'] = process.argv.slice(2);
+for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
+  const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as Profile;
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const time = self.get(node.id) ?? 0;
+    total += time;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
+    const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + time);
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/dist/') ? 'folio' : url.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'other');
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + time);
+  }
+  const share = (time: number) => `${((time / total) * 100).toFixed(1).padStart(5)}%`;
+  process.stdout.write(`\n${file}: ${(total / 1e6).toFixed(1)} s sampled\n`);
+  for (const [name, time] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12)) process.stdout.write(`  ${share(time)}  ${name}\n`);
+  process.stdout.write('  --\n');
+  for (const [name, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) process.stdout.write(`  ${share(time)}  ${name}\n`);
+}

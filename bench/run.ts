@@ -1,0 +1,227 @@
+// `npm run bench`: Folio against a bare Fastify route and node-oidc-provider, in
+// one run, on SQLite and PostgreSQL. `npm run bench:smoke`: a few hundred
+// requests per scenario, checking only that every answer is 2xx.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
+import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
+import { HAS_TASKSET, type LoadResult, type Server, freePort, runLoad, startServer } from './processes.ts';
+import { type Check, type Row, failures, median, renderTable } from './report.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string' },
+    'large-tokens': { type: 'string' },
+    server: { type: 'string' },
+    'log-level': { type: 'string', default: 'info' },
+    postgres: { type: 'boolean', default: true },
+    out: { type: 'string' },
+    /** Only scenarios whose name or backend matches this regular expression. */
+    only: { type: 'string' },
+    /** Start Folio with --cpu-prof, writing profiles here (summarise with bench/profile-summary.ts). */
+    'cpu-prof': { type: 'string' },
+  },
+  allowNegative: true,
+});
+const smoke = args.smoke!;
+const rounds = Number(args.rounds ?? (smoke ? 1 : 3));
+const duration = Number(args.duration);
+const connections = Number(args.connections ?? (smoke ? 4 : 50));
+const smokeAmount = 200;
+const largeTokens = Number(args['large-tokens'] ?? (smoke ? 5000 : 1_000_000));
+const smallTokens = 1000;
+const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
+const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
+const folioArgs = [...profiling, ...(serverKind === 'dist' ? ['dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
+const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
+
+interface Scenario {
+  name: string;
+  backend: string;
+  server: Server;
+  versus?: string;
+  minRatio?: number;
+  maxP99?: number;
+  /** Builds the worker's spec; may write fresh single-use credentials first. */
+  spec(): Promise<Record<string, unknown>>;
+}
+
+interface FolioBackend {
+  name: string;
+  main: { db: BenchDatabase; server: Server; bearer: string[] };
+  large: { db: BenchDatabase; server: Server; bearer: string[] };
+  basic: string;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
+const servers: Server[] = [];
+const databases: BenchDatabase[] = [];
+const pgDatabases: string[] = [];
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+async function startFolio(name: string, url: string, liveTokens: number) {
+  const db = BenchDatabase.open(url);
+  databases.push(db);
+  const fixtures = await db.prepare();
+  await db.addLiveTokens(liveTokens - fixtures.bearerTokens.length);
+  const port = await freePort();
+  const server = await startServer(name, folioArgs, port, '/readyz', {
+    FOLIO_DATABASE_URL: url, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port),
+    FOLIO_BASE_URL: `http://127.0.0.1:${port}`, FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: args['log-level']!,
+    // The load comes from one application and user: the default 360 a minute would answer 429.
+    FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
+  });
+  servers.push(server);
+  log(`${name}: ready in ${server.readyMs.toFixed(0)} ms, ${await db.liveTokenCount()} tokens`);
+  return { db, server, fixtures };
+}
+
+async function startBackend(name: string, mainUrl: string, largeUrl: string): Promise<FolioBackend> {
+  const [main, large] = smoke
+    ? await Promise.all([startFolio(`folio-${name}`, mainUrl, smallTokens), startFolio(`folio-${name}-large`, largeUrl, largeTokens)])
+    : [await startFolio(`folio-${name}`, mainUrl, smallTokens), await startFolio(`folio-${name}-large`, largeUrl, largeTokens)];
+  const { clientId, clientSecret } = main.fixtures;
+  return {
+    name,
+    main: { db: main.db, server: main.server, bearer: main.fixtures.bearerTokens },
+    large: { db: large.db, server: large.server, bearer: large.fixtures.bearerTokens },
+    basic: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+  };
+}
+
+function load(server: Server, kind: string, path: string, extra: Record<string, unknown> = {}) {
+  return { url: server.url, kind, path, connections, ...(smoke ? { amount: smokeAmount } : { duration }), ...extra };
+}
+
+function folioScenarios(backend: FolioBackend): Scenario[] {
+  const { main, large, basic, name } = backend;
+  const large1 = `${(largeTokens / 1e6).toLocaleString('en')}M`;
+  const bearer = (tokens: string[]) => ({ authorization: `Bearer ${tokens[0]}` });
+  const codesFile = join(work, `codes-${name}.txt`);
+  return [
+    { name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens)`, backend: name, server: main.server,
+      versus: 'bare Fastify', minRatio: 0.6, maxP99: 10,
+      spec: async () => load(main.server, 'get', '/api/v2/portfolios.json', { headers: bearer(main.bearer) }) },
+    { name: `bearer GET /api/v2/portfolios.json (${largeTokens >= 1e6 ? large1 : largeTokens.toLocaleString('en')} live tokens)`, backend: name, server: large.server,
+      versus: `${smallTokens.toLocaleString('en')} tokens`, minRatio: 0.9, maxP99: 10,
+      spec: async () => load(large.server, 'get', '/api/v2/portfolios.json', { headers: bearer(large.bearer) }) },
+    { name: 'POST /oauth2/token client_credentials', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 3,
+      spec: async () => load(main.server, 'post', '/oauth2/token', { headers: { authorization: basic }, form: { grant_type: 'client_credentials' } }) },
+    { name: 'POST /oauth2/token refresh_token', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 2,
+      spec: async () => load(main.server, 'refresh', '/oauth2/token', { headers: { authorization: basic }, refreshTokens: await main.db.mintRefreshTokens() }) },
+    { name: 'POST /oauth2/token authorization_code', backend: name, server: main.server, versus: 'oidc-provider token',
+      spec: async () => {
+        await main.db.seedCodes(smoke ? smokeAmount : 30_000, codesFile);
+        return load(main.server, 'codes', '/oauth2/token', { headers: { authorization: basic }, poolFile: codesFile, form: { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI } });
+      } },
+  ];
+}
+
+async function main(): Promise<number> {
+  log(`folio bench: ${smoke ? 'smoke' : 'full'}, server ${serverKind}, ${rounds} round(s), ${connections} connections, ` +
+    `${smoke ? `${smokeAmount} requests` : `${duration} s`} per scenario, taskset ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'unavailable'}`);
+  const startPostgres = async () => {
+    const admin = args.postgres ? await postgresAdminUrl() : undefined;
+    if (admin === undefined) {
+      log('PostgreSQL: not reachable, skipped');
+      return [];
+    }
+    const mainDb = await createDatabase(admin, `folio_bench_${process.pid}`);
+    pgDatabases.push(mainDb.name);
+    const largeDb = await createDatabase(admin, `folio_bench_${process.pid}_large`);
+    pgDatabases.push(largeDb.name);
+    return [await startBackend('PostgreSQL', mainDb.url, largeDb.url)];
+  };
+  // Seeding and start-up overlap in a smoke run; a full run starts one server at a
+  // time so that each start-up time is measured on a quiet core.
+  const backends: FolioBackend[] = smoke
+    ? (await Promise.all([startBackend('SQLite', join(work, 'main.db'), join(work, 'large.db')).then((one) => [one]), startPostgres()])).flat()
+    : [await startBackend('SQLite', join(work, 'main.db'), join(work, 'large.db')), ...await startPostgres()];
+
+  // The baselines answer with exactly the body Folio sends.
+  const sqlite = backends[0]!;
+  const body = await (await fetch(`${sqlite.main.server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${sqlite.main.bearer[0]}` } })).text();
+  writeFileSync(join(work, 'body.json'), body);
+  const barePort = await freePort();
+  const bare = await startServer('bare-fastify', ['bench/baselines/bare-fastify.mjs', String(barePort), join(work, 'body.json')], barePort, '/readyz');
+  servers.push(bare);
+  const oidcPort = await freePort();
+  const oidc = await startServer('oidc-provider', ['bench/baselines/oidc-provider.mjs', String(oidcPort), 'bench-client', 'bench-secret'], oidcPort, '/.well-known/openid-configuration');
+  servers.push(oidc);
+  const oidcBasic = `Basic ${Buffer.from('bench-client:bench-secret').toString('base64')}`;
+  const oidcToken = (await (await fetch(`${oidc.url}/token`, { method: 'POST', headers: { authorization: oidcBasic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
+
+  const scenarios: Scenario[] = ([
+    { name: 'bare Fastify GET (same JSON)', backend: '—', server: bare, spec: async () => load(bare, 'get', '/api/v2/portfolios.json') },
+    { name: 'oidc-provider client_credentials token', backend: 'memory', server: oidc,
+      spec: async () => load(oidc, 'post', '/token', { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
+    { name: 'oidc-provider introspection', backend: 'memory', server: oidc,
+      spec: async () => load(oidc, 'post', '/token/introspection', { headers: { authorization: oidcBasic }, form: { token: oidcToken.access_token } }) },
+    ...backends.flatMap(folioScenarios),
+  ] as Scenario[]).filter((scenario) => only === undefined || only.test(`${scenario.name} [${scenario.backend}]`));
+  const results = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));
+
+  if (!smoke) {
+    log('warming up');
+    for (const scenario of scenarios) await runLoad({ ...(await scenario.spec()), duration: 1 }, scenario.server.child.pid);
+  }
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
+      results.get(scenario)!.push(result);
+      log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms` +
+        `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}`);
+    }
+  }
+
+  const baselineOf = (name: string) => scenarios.find((scenario) => name.startsWith('bare') ? scenario.server === bare : scenario.name.includes('client_credentials token') && scenario.server === oidc);
+  const rows: Row[] = scenarios.map((scenario) => {
+    let reference: Scenario | undefined;
+    if (scenario.versus === 'bare Fastify') reference = baselineOf('bare');
+    else if (scenario.versus === 'oidc-provider token') reference = baselineOf('oidc');
+    else if (scenario.versus !== undefined) reference = scenarios.find((other) => other.backend === scenario.backend && other.name.startsWith('bearer') && other !== scenario);
+    const own = results.get(scenario)!;
+    const ratios = reference === undefined ? [] : own.map((result, round) => result.rps / results.get(reference!)![round]!.rps);
+    return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99 };
+  });
+
+  const checks: Check[] = [];
+  for (const backend of backends) {
+    const own = scenarios.filter((scenario) => scenario.backend === backend.name);
+    const rss = Math.max(...own.flatMap((scenario) => results.get(scenario)!.map((result) => result.maxRssMb ?? 0)));
+    checks.push({ what: 'RSS under load (highest VmRSS sample)', backend: backend.name, value: `${rss.toFixed(0)} MB`, target: '≤ 120 MB', pass: rss <= 120 });
+    const ready = median([backend.main.server.readyMs, backend.large.server.readyMs]);
+    checks.push({ what: 'start to ready (spawn → /readyz 200)', backend: backend.name, value: `${ready.toFixed(0)} ms`, target: '≤ 1000 ms', pass: ready <= 1000 });
+  }
+
+  const table = renderTable(rows, smoke ? [] : checks);
+  process.stdout.write(`\n${table}\n\n`);
+  if (args.out !== undefined) writeFileSync(args.out, `${table}\n`);
+
+  const broken = rows.filter((row) => failures(row) > 0 || row.rounds.some((round) => round.requests === 0));
+  for (const row of broken) log(`not every answer was 2xx: ${row.scenario} [${row.backend}]`);
+  return broken.length === 0 ? 0 : 1;
+}
+
+async function cleanup() {
+  await Promise.all(servers.map((server) => server.stop()));
+  for (const db of databases) await db.close().catch(() => undefined);
+  const admin = pgDatabases.length > 0 ? await postgresAdminUrl() : undefined;
+  for (const name of pgDatabases) if (admin !== undefined) await dropDatabase(admin, name).catch((error: unknown) => log(`dropping ${name}: ${String(error)}`));
+  rmSync(work, { recursive: true, force: true });
+}
+
+let status = 1;
+try {
+  status = await main();
+} catch (error) {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await cleanup();
+}
+process.exit(status);

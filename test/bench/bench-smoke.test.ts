@@ -1,0 +1,26 @@
+// CI does not run the load benchmark, but runs it small so that it cannot rot:
+// every scenario of `npm run bench`, a few hundred requests each, each answered 2xx.
+// PostgreSQL joins when FOLIO_TEST_POSTGRES_URL names a server, as for the storage suites.
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+describe('npm run bench:smoke', () => {
+  it('drives every scenario, baselines included, and gets only 2xx answers', { timeout: 180_000 }, async () => {
+    const args = ['--import', 'tsx', 'bench/run.ts', '--smoke'];
+    if (process.env.FOLIO_TEST_POSTGRES_URL === undefined) args.push('--no-postgres');
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(status, 0, output);
+    for (const scenario of ['bare Fastify GET', 'oidc-provider client_credentials token', 'oidc-provider introspection',
+      'bearer GET /api/v2/portfolios.json', 'client_credentials', 'refresh_token', 'authorization_code']) {
+      assert.ok(output.includes(scenario), `${scenario} ran\n${output}`);
+    }
+    if (process.env.FOLIO_TEST_POSTGRES_URL !== undefined) assert.match(output, /\| PostgreSQL \|/);
+  });
+});

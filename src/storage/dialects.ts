@@ -31,6 +31,7 @@ function cachingStatements(database: SqliteDatabase.Database): KyselySqliteDatab
     },
   };
 }
+
 // A database that is away must cost a request seconds, not hang it: connecting (or
 // waiting for a free pooled connection) and each query are bounded, and the
 // failure is StorageUnavailableError, which routes answer with 503. Folio's queries

@@ -3,6 +3,7 @@
 // (server.ts) listens; tests call inject().
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
+import { registerAccessLog } from './http/access-log.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { createLoginThrottle } from './http/login-throttle.ts';
@@ -41,6 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
       : config.trustProxy,
     return503OnClosing: true,
+    disableRequestLogging: true,
     forceCloseConnections: 'idle',
     // A path with bad percent-encoding or an overlong parameter fails before any
     // route (and before any hook); without this Fastify answers in its own shape
@@ -52,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
+  registerAccessLog(app);
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);

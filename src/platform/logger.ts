@@ -10,23 +10,44 @@ const SECRET_FIELDS = [
   'code', 'code_verifier', 'csrf',
 ] as const;
 
-/** pino wildcards match one level each, so each field is listed down to a fixed depth. */
-const MAX_DEPTH = 4;
+/** Keys whose values never reach a log line, at any depth up to MAX_DEPTH. */
+const SECRET_KEYS = new Set<string>([...SECRET_FIELDS, 'authorization', 'cookie', 'set-cookie']);
+const MAX_DEPTH = 5;
 
-function atEveryDepth(field: string): string[] {
-  return Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => [...Array<string>(depth).fill('*'), field].join('.'));
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Returns `value` with every secret-named key censored, copying only what it
+ * changes. Only plain objects are walked: framework objects (a request, an
+ * error) go through their serializers, which emit no secrets. A hand-written
+ * walk rather than pino's wildcard redaction, which cost a tenth of the CPU
+ * of a bearer API request when every request was logged.
+ */
+export function scrubSecrets<T>(value: T, depth = 0): T {
+  if (depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => scrubSecrets(item, depth + 1));
+    return (items.some((item, index) => item !== value[index]) ? items : value) as T;
+  }
+  if (!isPlainObject(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    const child = value[key];
+    const scrubbed = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : scrubSecrets(child, depth + 1);
+    if (scrubbed !== child) {
+      copy ??= { ...value };
+      copy[key] = scrubbed;
+    }
+  }
+  return (copy ?? value) as T;
 }
 
 export const redactOptions = {
-  paths: [
-    'req.headers.authorization',
-    'req.headers.cookie',
-    'res.headers["set-cookie"]',
-    'headers.authorization',
-    'headers.cookie',
-    'headers["set-cookie"]',
-    ...SECRET_FIELDS.flatMap(atEveryDepth),
-  ],
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
   censor: REDACTED,
 };
 
@@ -68,9 +89,10 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
   };
 }
 
-export const loggerOptions: Pick<LoggerOptions, 'redact' | 'serializers'> = {
+export const loggerOptions: Pick<LoggerOptions, 'redact' | 'serializers' | 'formatters'> = {
   redact: redactOptions,
   serializers: { req: serializeRequest, err: stdSerializers.err },
+  formatters: { log: (object) => scrubSecrets(object) },
 };
 
 /** The process logger; pass it to Fastify as `loggerInstance` so requests share the redaction. */

@@ -33,6 +33,15 @@ describe('logger redaction', () => {
     assert.equal(line?.msg, 'token request');
   });
 
+  test('redacts secrets inside arrays and whatever the key case, without touching the original', () => {
+    const out = capture();
+    const logger = createLogger({ logLevel: 'info' }, out.stream);
+    const original = { issued: [{ access_token: 'at-SECRET' }, { Refresh_Token: 'rt-SECRET' }], headers: { Authorization: 'Bearer SECRET' } };
+    logger.info(original, 'batch');
+    assert.doesNotMatch(out.text(), /SECRET/);
+    assert.equal(original.issued[0]!.access_token, 'at-SECRET');
+  });
+
   test('redacts authorization and cookie headers', () => {
     const out = capture();
     const logger = createLogger({ logLevel: 'info' }, out.stream);

@@ -2,6 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { Application, ApplicationChanges, NewApplication } from '../records.ts';
 import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import { changedRows, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 function toApplication(row: ApplicationRow): Application {
@@ -30,7 +31,12 @@ function changesToColumns(changes: ApplicationChanges): Updateable<ApplicationsT
 }
 
 export class KyselyApplicationStore implements ApplicationStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectByClientId: PreparedQuery<ApplicationRow, [clientId: string]>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectByClientId = prepared(db, (clientId: string) =>
+    db.selectFrom('applications').selectAll().where('client_id', '=', clientId));
+  }
 
   async createApplication(input: NewApplication, now: number): Promise<Application> {
     const row = await this.db.insertInto('applications')
@@ -52,9 +58,7 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').selectAll()
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
+    const [row] = await this.selectByClientId(clientId);
     return row && toApplication(row);
   }
 

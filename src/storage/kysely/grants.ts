@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ConnectedApplication, Grant } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
@@ -20,17 +21,19 @@ function toGrant(row: GrantRow): Grant {
 }
 
 export class KyselyGrantStore implements GrantStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectActive: PreparedQuery<GrantRow, [userId: number, applicationId: number]>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectActive = prepared(db, (userId: number, applicationId: number) =>
+    db.selectFrom('grants').selectAll()
+      .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null));
+  }
 
   // No transaction: the partial unique index on live grants decides concurrent inserts,
   // and a scope widening only applies if nobody changed the scope since it was read.
   async findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant> {
     for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt++) {
-      const active = await this.db.selectFrom('grants').selectAll()
-        .where('user_id', '=', userId)
-        .where('application_id', '=', applicationId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const [active] = await this.selectActive(userId, applicationId);
       const settled = active ? await this.widenScope(active, scope) : await this.insertActive(userId, applicationId, scope, now);
       if (settled) return toGrant(settled);
     }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Portfolio, PortfolioFields } from '../records.ts';
 import type { Database, PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import {
   changedRows, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
 } from './columns.ts';
@@ -67,7 +68,12 @@ function toPortfolio(row: PortfolioRow): Portfolio {
 }
 
 export class KyselyPortfolioStore implements PortfolioStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectOwnedBy: PreparedQuery<PortfolioRow, [ownerId: number]>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectOwnedBy = prepared(db, (ownerId: number) =>
+    db.selectFrom('portfolios').selectAll().where('owner_id', '=', ownerId).orderBy('id'));
+  }
 
   async createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio> {
     const row = await this.db.insertInto('portfolios')
@@ -78,11 +84,7 @@ export class KyselyPortfolioStore implements PortfolioStore {
   }
 
   async listPortfoliosOwnedBy(ownerId: number): Promise<Portfolio[]> {
-    const rows = await this.db.selectFrom('portfolios').selectAll()
-      .where('owner_id', '=', ownerId)
-      .orderBy('id')
-      .execute();
-    return rows.map(toPortfolio);
+    return (await this.selectOwnedBy(ownerId)).map(toPortfolio);
   }
 
   async findPortfolioOwnedBy(id: number, ownerId: number): Promise<Portfolio | undefined> {

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import { auditEventRow } from './audit.ts';
 import { changedRows, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
@@ -72,7 +73,12 @@ async function insertIssued(trx: Transaction<Database>, { access, refresh, event
 }
 
 export class KyselyTokenStore implements TokenStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectAccessToken = prepared(db, (tokenHash: string) =>
+    db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
+  }
 
   async saveTokens(tokens: IssuedTokens): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
@@ -83,9 +89,7 @@ export class KyselyTokenStore implements TokenStore {
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessToken | undefined> {
-    const row = await this.db.selectFrom('access_tokens').selectAll()
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const [row] = await this.selectAccessToken(tokenHash);
     return row && toAccessToken(row);
   }
 

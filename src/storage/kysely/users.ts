@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { User, UserCredentials } from '../records.ts';
 import type { Database, UserRow } from '../schema.ts';
 import { StorageConflictError, type UserStore } from '../stores.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import { toStorageError } from '../errors.ts';
 
 /** Emails are stored and compared in this form, so uniqueness is case-insensitive. */
@@ -14,7 +15,12 @@ function toUser(row: UserRow): User {
 }
 
 export class KyselyUserStore implements UserStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectById: PreparedQuery<UserRow, [id: number]>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectById = prepared(db, (id: number) =>
+    db.selectFrom('users').selectAll().where('id', '=', id));
+  }
 
   async createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User> {
     try {
@@ -43,7 +49,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findUserById(id: number): Promise<User | undefined> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.selectById(id);
     return row && toUser(row);
   }
 

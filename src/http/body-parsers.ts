@@ -57,8 +57,11 @@ function parseMultipart(request: FastifyRequest, payload: Readable): Promise<Par
       received += chunk.length;
       if (received > BODY_LIMIT) fail(new OAuthError('payload_too_large', `The request body must be at most ${BODY_LIMIT} bytes`));
     });
-    busboy.on('field', (name, value, info) => {
-      if (info.valueTruncated || info.nameTruncated) fail(new OAuthError('invalid_request', `Parameter ${name.slice(0, 40)} is too long`));
+    busboy.on('field', (name: string | undefined, value, info) => {
+      // RFC 7578 §4.2: every part names its field. busboy hands over undefined when
+      // one does not, and a throw here, outside any request handler, killed the process.
+      if (name === undefined) fail(new OAuthError('invalid_request', 'A multipart part has no field name'));
+      else if (info.valueTruncated || info.nameTruncated) fail(new OAuthError('invalid_request', `Parameter ${name.slice(0, 40)} is too long`));
       else pairs.push([name, value]);
     });
     busboy.on('file', (_name, file) => {

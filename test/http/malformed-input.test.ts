@@ -72,6 +72,15 @@ describe('malformed input', () => {
       assertJsonError(response, 400, 'invalid_request');
     });
 
+    // Found by the fuzzer (test/reliability/fuzz.test.ts): a nameless part with a long
+    // value threw inside busboy's event handler and took the whole process down.
+    for (const value of ['short', 'a'.repeat(9000)]) {
+      it(`refuses a multipart part without a field name (${value.length} bytes)`, async () => {
+        const response = await token(multipart('XyZ', ['--XyZ', 'Content-Disposition: form-data', '', value, '--XyZ--', ''].join('\n')));
+        assertJsonError(response, 400, 'invalid_request');
+      });
+    }
+
     it('accepts a well-formed multipart body (the parser is not simply refusing everything)', async () => {
       const response = await token(multipart('XyZ', ['--XyZ', 'Content-Disposition: form-data; name="grant_type"', '', 'client_credentials', '--XyZ--', ''].join('\n')));
       assertJsonError(response, 401, 'invalid_client');

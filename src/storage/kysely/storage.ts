@@ -13,6 +13,7 @@ import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
 import { KyselyTokenStore } from './tokens.ts';
+import { groupCommit, separateTransactions } from './transactions.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
@@ -24,7 +25,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
-    tokens: mappingErrors(new KyselyTokenStore(db)),
+    tokens: mappingErrors(new KyselyTokenStore(db, kind === 'sqlite' ? groupCommit(db) : separateTransactions(db))),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),

@@ -6,6 +6,7 @@ import { type PreparedQuery, prepared } from './prepared.ts';
 import { auditEventRow } from './audit.ts';
 import { changedRows, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
+import { type RunInTransaction, separateTransactions } from './transactions.ts';
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
   return {
@@ -75,13 +76,13 @@ async function insertIssued(trx: Transaction<Database>, { access, refresh, event
 export class KyselyTokenStore implements TokenStore {
   private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(private readonly db: Kysely<Database>, private readonly inTransaction: RunInTransaction = separateTransactions(db)) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
   }
 
   async saveTokens(tokens: IssuedTokens): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.inTransaction(async (trx) => {
       if (!(await claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
       await insertIssued(trx, tokens);
       return true;
@@ -105,7 +106,7 @@ export class KyselyTokenStore implements TokenStore {
   // WHERE clause once the winner commits, so they match nothing; SQLite serializes writers.
   async rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
+      return await this.inTransaction(async (trx) => {
         if (!(await claimLiveGrant(trx, next.access.grantId, now))) return false;
         const marked = await trx.updateTable('refresh_tokens')
           .set({ rotated_at: now })

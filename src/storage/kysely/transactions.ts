@@ -1,0 +1,78 @@
+// How write transactions reach the database. PostgreSQL runs each on its own
+// pooled connection and batches fsyncs across them itself; SQLite has one
+// writer, and with synchronous=FULL every commit waits for an fsync on the event
+// loop's own thread, so one commit per token issue capped throughput at 1/fsync.
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export type RunInTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
+
+export function separateTransactions(db: Kysely<Database>): RunInTransaction {
+  return (work) => db.transaction().execute(work);
+}
+
+interface Pending {
+  work: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const MAX_BATCH = 256;
+
+/**
+ * Group commit: writes that arrive in the same turn of the event loop run as
+ * savepoints inside one transaction and share its fsync. A write that throws is
+ * rolled back to its savepoint alone. Each caller hears back only after the
+ * commit holding its writes is durable, so nothing is answered that a crash
+ * could take back.
+ */
+export function groupCommit(db: Kysely<Database>): RunInTransaction {
+  let queue: Pending[] = [];
+  let scheduled = false;
+
+  async function runBatch(batch: Pending[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    await db.transaction().execute(async (trx) => {
+      for (const { work } of batch) {
+        await sql`savepoint folio_write`.execute(trx);
+        try {
+          outcomes.push({ ok: true, value: await work(trx) });
+        } catch (error) {
+          await sql`rollback to savepoint folio_write`.execute(trx);
+          outcomes.push({ ok: false, error });
+        }
+        await sql`release savepoint folio_write`.execute(trx);
+      }
+    });
+    return outcomes;
+  }
+
+  async function flush(): Promise<void> {
+    const batch = queue.slice(0, MAX_BATCH);
+    queue = queue.slice(batch.length);
+    if (queue.length > 0) setImmediate(flush);
+    else scheduled = false;
+    let outcomes: Outcome[];
+    try {
+      outcomes = await runBatch(batch);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(outcome.error);
+    });
+  }
+
+  return <T>(work: (trx: Transaction<Database>) => Promise<T>) => new Promise<T>((resolve, reject) => {
+    queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+}

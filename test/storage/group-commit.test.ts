@@ -1,0 +1,52 @@
+// SQLite group commit (src/storage/kysely/transactions.ts): writes arriving together
+// share one transaction, yet each stands or falls alone.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
+import { createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
+import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
+import type { Database } from '../../src/storage/schema.ts';
+import { groupCommit } from '../../src/storage/kysely/transactions.ts';
+
+describe('group commit on SQLite', () => {
+  let db: Kysely<Database>;
+  beforeEach(async () => {
+    db = createSqliteKysely(SQLITE_MEMORY);
+    await migrateToLatest(db, 'sqlite');
+  });
+  afterEach(async () => { await db.destroy(); });
+
+  const addUser = (email: string) => async (trx: Kysely<Database>) => {
+    await trx.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).execute();
+    return email;
+  };
+  const emails = async () => (await db.selectFrom('users').select('email').orderBy('email').execute()).map((row) => row.email);
+
+  it('commits every write of a batch and answers each caller with its own result', async () => {
+    const inTransaction = groupCommit(db);
+    const results = await Promise.all(['a', 'b', 'c'].map((name) => inTransaction(addUser(`${name}@example.test`))));
+    assert.deepEqual(results, ['a@example.test', 'b@example.test', 'c@example.test']);
+    assert.deepEqual(await emails(), results);
+  });
+
+  it('rolls back only the write that failed, keeping the others of its batch', async () => {
+    const inTransaction = groupCommit(db);
+    const outcomes = await Promise.allSettled([
+      inTransaction(addUser('first@example.test')),
+      inTransaction(async (trx) => {
+        await addUser('half-written@example.test')(trx);
+        throw new Error('changed my mind');
+      }),
+      inTransaction(addUser('first@example.test')), // unique violation
+      inTransaction(addUser('last@example.test')),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    assert.deepEqual(await emails(), ['first@example.test', 'last@example.test']);
+  });
+
+  it('handles more writes than one batch holds', async () => {
+    const inTransaction = groupCommit(db);
+    await Promise.all(Array.from({ length: 600 }, (_, index) => inTransaction(addUser(`user${index}@example.test`))));
+    assert.equal((await emails()).length, 600);
+  });
+});

@@ -6,7 +6,7 @@
 // most once per interval. The API only reads portfolio data, and answering it
 // while Redis is away matters more than enforcing limits for that while; a
 // dead limiter store must never take the API down with it.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type RateLimitResult, type RateLimiter, resultOf } from './limiter.ts';
 
 export const REDIS_KEY_PREFIX = 'folio:rl:';
@@ -37,17 +37,20 @@ export interface RedisRateLimiterOptions {
 }
 
 export class RedisRateLimiter implements RateLimiter {
-  private readonly client: Redis;
   private readonly keyPrefix: string;
-  private connecting: Promise<void> | undefined;
+  /** ioredis is loaded with the first hit: a process that never limits through Redis never pays for it. */
+  private client: Promise<Redis> | undefined;
   private lastWarningAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: RedisRateLimiterOptions) {
     this.keyPrefix = options.keyPrefix ?? REDIS_KEY_PREFIX;
-    this.client = new Redis(options.url, {
-      // No socket until the first API request; then commands never queue while
-      // Redis is away (they fail at once and the request is allowed), and a
-      // stalled server costs a request at most commandTimeout.
+  }
+
+  private async connect(): Promise<Redis> {
+    const { Redis } = await import('ioredis');
+    const client = new Redis(this.options.url, {
+      // Commands never queue while Redis is away (they fail at once and the
+      // request is allowed), and a stalled server costs a request at most commandTimeout.
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -57,17 +60,19 @@ export class RedisRateLimiter implements RateLimiter {
     });
     // Connection errors surface through hit(), which logs them; without a
     // listener ioredis would print every reconnection failure.
-    this.client.on('error', () => undefined);
-    this.client.defineCommand('folioRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    client.on('error', () => undefined);
+    client.defineCommand('folioRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    // Only the first request waits for the connection; after a failure ioredis
+    // keeps reconnecting in the background.
+    await client.connect().catch(() => undefined);
+    return client;
   }
 
   async hit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult> {
     try {
-      // Only the first request waits for the connection; after a failure ioredis
-      // keeps reconnecting in the background.
-      this.connecting ??= this.client.connect().catch(() => undefined);
-      await this.connecting;
-      const [count, ttl] = await (this.client as unknown as WithHitCommand).folioRateLimitHit(this.keyPrefix + key, windowMs);
+      this.client ??= this.connect();
+      const client = await this.client;
+      const [count, ttl] = await (client as unknown as WithHitCommand).folioRateLimitHit(this.keyPrefix + key, windowMs);
       return resultOf(count, limit, ttl);
     } catch (error) {
       this.warn(error, now);
@@ -76,10 +81,12 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    if (this.client.status === 'ready') {
-      await this.client.quit().catch(() => this.client.disconnect());
+    if (this.client === undefined) return;
+    const client = await this.client;
+    if (client.status === 'ready') {
+      await client.quit().catch(() => client.disconnect());
     } else {
-      this.client.disconnect();
+      client.disconnect();
     }
   }
 

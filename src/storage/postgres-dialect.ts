@@ -1,0 +1,36 @@
+// PostgreSQL through a pg pool behind Kysely, configured for how Folio uses it.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+// A database that is away must cost a request seconds, not hang it: connecting (or
+// waiting for a free pooled connection) and each query are bounded, and the
+// failure is StorageUnavailableError, which routes answer with 503. Folio's queries
+// are indexed look-ups and bounded batches; migrations, which may build an index
+// on a large table, run without the query bound (open.ts).
+const CONNECT_TIMEOUT_MS = 2000;
+const QUERY_TIMEOUT_MS = 3000;
+
+// Times are int8 Unix milliseconds, far below 2^53, so a JS number holds them exactly;
+// the driver's default would hand back strings.
+const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+  oid === pg.types.builtins.INT8
+    ? (value: string) => Number(value)
+    : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
+
+export function createPostgresKysely(connectionString: string, options: { queryTimeout?: boolean } = {}): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: options.queryTimeout === false ? 0 : QUERY_TIMEOUT_MS,
+    types: { getTypeParser },
+  });
+  // An idle client losing its connection (server restart) emits 'error' on the pool,
+  // which would otherwise crash the process; the next query reports the outage instead.
+  pool.on('error', () => {});
+  // A client in use (say between two statements of a transaction) has no pool listener,
+  // and its 'error' would crash the process just the same. The statement fails on its
+  // own, and the pool drops the dead client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

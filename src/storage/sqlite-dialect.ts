@@ -1,0 +1,49 @@
+// The embedded database: better-sqlite3 behind Kysely, configured for how Folio uses it.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
+import type { Database } from './schema.ts';
+
+export const SQLITE_MEMORY = ':memory:';
+/** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query afresh, and parsing SQL was a tenth of the server's
+ * CPU on the bearer API under load; each distinct text is prepared once here.
+ * A cached statement is safe to reuse: better-sqlite3 runs it to completion
+ * synchronously, and re-prepares it itself after a schema change.
+ */
+function cachingStatements(database: SqliteDatabase.Database): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+export function createSqliteKysely(filename: string): Kysely<Database> {
+  if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
+  const database = new SqliteDatabase(filename);
+  // WAL lets readers run beside the single writer; meaningless for an in-memory database.
+  if (filename !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  // FULL rather than NORMAL: in WAL mode NORMAL may lose the last commits on power
+  // loss, and a token or code the client already holds must still exist afterwards,
+  // as must a revocation or a secret rotation the user was told had happened. Both
+  // settings survive a crash of the process (kill -9): a commit has reached the
+  // operating system either way. The price is one fsync per write transaction,
+  // measured by `npm run bench` (README, Performance).
+  database.pragma('synchronous = FULL');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
+}

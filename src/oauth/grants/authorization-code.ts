@@ -5,6 +5,7 @@ import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from 
 import { OAuthError } from '../errors.ts';
 import { verifyCodeVerifier } from '../pkce.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
+import { revokeCompromisedGrant } from './compromised-grant.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 
 export interface AuthorizationCodeGrantDeps extends TokenMinter {
@@ -15,15 +16,10 @@ export interface AuthorizationCodeGrantDeps extends TokenMinter {
 }
 
 export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): GrantHandler {
-  // RFC 6749 §4.1.2: a code used twice means it leaked; revoke what it produced.
-  async function rejectReplay(stored: AuthorizationCode, now: number, ip: string | null): Promise<never> {
-    await deps.grants.revokeGrant(stored.grantId, now);
-    await deps.audit.recordEvent({
-      type: 'code.replayed', userId: stored.userId, applicationId: stored.applicationId,
-      ip, detail: { grant_id: stored.grantId }, createdAt: now,
-    });
-    throw new OAuthError('invalid_grant', 'The authorization code has already been used; tokens issued from it are revoked');
-  }
+  const rejectReplay = (stored: AuthorizationCode, now: number, ip: string | null) => revokeCompromisedGrant(deps, stored, {
+    type: 'code.replayed', now, ip,
+    description: 'The authorization code has already been used; tokens issued from it are revoked',
+  });
 
   return {
     grantType: 'authorization_code',

@@ -8,6 +8,7 @@ import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';
 import { narrowScope } from '../scopes.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
+import { revokeCompromisedGrant } from './compromised-grant.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 
 export interface RefreshTokenGrantDeps extends TokenMinter {
@@ -19,14 +20,10 @@ export interface RefreshTokenGrantDeps extends TokenMinter {
 const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
 
 export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandler {
-  async function treatAsStolen(stored: RefreshToken, now: number, ip: string | null): Promise<never> {
-    await deps.grants.revokeGrant(stored.grantId, now);
-    await deps.audit.recordEvent({
-      type: 'refresh_token.reused', userId: stored.userId, applicationId: stored.applicationId,
-      ip, detail: { grant_id: stored.grantId }, createdAt: now,
-    });
-    throw new OAuthError('invalid_grant', 'The refresh token was already used; every token of this authorization is revoked');
-  }
+  const treatAsStolen = (stored: RefreshToken, now: number, ip: string | null) => revokeCompromisedGrant(deps, stored, {
+    type: 'refresh_token.reused', now, ip,
+    description: 'The refresh token was already used; every token of this authorization is revoked',
+  });
 
   return {
     grantType: 'refresh_token',

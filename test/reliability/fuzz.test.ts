@@ -133,6 +133,16 @@ describe('fuzz', () => {
       const started = performance.now();
       let next = 0;
       const send = (request: FuzzRequest) => new Promise<void>((resolve) => {
+        // Node itself drops CONNECT (no tunnel here) and answers an oversized head with
+        // 431 and a closed socket; any other connection dropped without an answer is a failure.
+        const byNode = request.method === 'CONNECT' || request.url.length + JSON.stringify(request.headers).length > 16_000;
+        let settled = false;
+        const settle = (outcome: string | number) => {
+          if (settled) return;
+          settled = true;
+          tally(histogram, outcome);
+          resolve();
+        };
         let outgoing;
         try {
           // Node's client frames a DELETE or OPTIONS body only when told its length.
@@ -142,12 +152,11 @@ describe('fuzz', () => {
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
               const status = response.statusCode ?? 0;
-              tally(histogram, status);
               const found = problem(status, response.headers['content-type'], Buffer.concat(chunks).toString('utf8'), request.method);
               if (found !== undefined) problems.push(`${request.method} ${request.url.slice(0, 120)}: ${found}`);
-              resolve();
+              settle(status);
             });
-            response.on('error', () => { tally(histogram, 'aborted'); resolve(); });
+            response.on('error', () => settle(`aborted after ${response.statusCode}`));
           });
         } catch {
           // Node's client refuses to send it (a character no HTTP path may hold).
@@ -155,13 +164,9 @@ describe('fuzz', () => {
           resolve();
           return;
         }
-        outgoing.on('error', (error: NodeJS.ErrnoException) => {
-          // Node itself drops CONNECT (no tunnel here) and answers an oversized head with
-          // 431 and a closed socket; any other dropped connection is a failure.
-          const byNode = request.method === 'CONNECT' || request.url.length + JSON.stringify(request.headers).length > 16_000;
-          tally(histogram, byNode ? 'closed by node' : `connection error ${error.code}`);
-          resolve();
-        });
+        outgoing.on('error', (error: NodeJS.ErrnoException) => settle(byNode ? 'closed by node' : `connection error ${error.code}`));
+        // The catch-all: a CONNECT answered without a tunnel ends with neither a response nor an error.
+        outgoing.on('close', () => setImmediate(() => settle(byNode ? 'closed by node' : `connection error closed without an answer (${request.method})`)));
         outgoing.end(request.body);
       });
       await Promise.all(Array.from({ length: LONG ? 32 : 8 }, async () => {
@@ -237,7 +242,9 @@ function rawExchange(port: number, bytes: string | Buffer, waitMs: number): Prom
     const socket = connect(port, '127.0.0.1');
     let answer = '';
     let timer: NodeJS.Timeout | undefined;
-    const finish = () => { clearTimeout(timer); socket.destroy(); resolve(answer); };
+    // However the server behaves (it may stop reading a huge body), the exchange ends.
+    const deadline = setTimeout(() => finish(), 15_000);
+    const finish = () => { clearTimeout(timer); clearTimeout(deadline); socket.destroy(); resolve(answer); };
     const arm = () => { clearTimeout(timer); timer = setTimeout(finish, waitMs); };
     socket.on('data', (chunk: Buffer) => { answer += chunk.toString('latin1'); arm(); });
     socket.on('error', finish);

@@ -3,32 +3,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { HttpBrowser as Browser, hiddenFields as hidden } from '../support/http-browser.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 
 const PASSWORD = 'black-box-password';
-
-/** A browser's cookie jar, just enough for one origin. */
-class Browser {
-  private cookies = new Map<string, string>();
-  constructor(private readonly baseUrl: string) {}
-  async request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      if (value === '') this.cookies.delete(name!); else this.cookies.set(name!, value!);
-    }
-    return response;
-  }
-  post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  }
-}
-
-const hidden = (html: string) => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
-  .map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'")]));
 
 describe('black box: the real server over real HTTP', () => {
   let server: ServerProcess;

@@ -1,9 +1,9 @@
 // A real Folio on 127.0.0.1 (its base URL is its real address, so issuer checks
 // hold) and a browser with a cookie jar that signs in and approves over HTTP.
-import { createServer } from 'node:net';
 import {
   type TestApp, type TestClient, PASSWORD, createClient, createPortfolio, createTestApp, createUser,
 } from '../support/app.ts';
+import { freePort } from '../support/server-process.ts';
 import type { User } from '../../src/storage/records.ts';
 
 export const REDIRECT_URI = 'https://client.example/callback';
@@ -14,17 +14,6 @@ export interface LiveFolio {
   user: User;
   confidential: TestClient;
   publicClient: TestClient;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startFolio(): Promise<LiveFolio> {

@@ -1,8 +1,9 @@
 // What the reliability tests share: a browser over real HTTP, the OAuth flows a
 // consumer application runs, a TCP proxy that can cut a database off, and a
 // throwaway PostgreSQL database.
+import { HttpBrowser, hiddenFields } from '../support/http-browser.ts';
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type Server, type Socket, createConnection, createServer } from 'node:net';
 import { sql } from 'kysely';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
@@ -28,54 +29,18 @@ export function report(title: string, figures: Record<string, unknown>): void {
   console.log(`[reliability] ${title}: ${Object.entries(figures).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ')}`);
 }
 
-/** A browser's cookie jar for one origin. */
-export class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(private readonly baseUrl: string) {}
-
-  async request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(path.startsWith('http') ? path : this.baseUrl + path, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      if (value === '') this.cookies.delete(name!); else this.cookies.set(name!, value!);
-    }
-    return response;
+/** The shared HttpBrowser with this suite's password and redirect URI as defaults. */
+export class Browser extends HttpBrowser {
+  override signIn(email: string, password = PASSWORD): Promise<void> {
+    return super.signIn(email, password);
   }
 
-  post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.request(path, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  }
-
-  async signIn(email: string, password = PASSWORD): Promise<void> {
-    const page = await this.request('/login');
-    const answer = await this.post('/login', { ...hiddenFields(await page.text()), email, password });
-    if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
-    await answer.body?.cancel();
-  }
-
-  /** Authorization request with PKCE, approving the consent page if one is shown; the code and verifier. */
-  async authorize(clientId: string, redirectUri = REDIRECT_URI): Promise<{ code: string; verifier: string; location: string }> {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
-    let answer = await this.request(`/oauth2/authorize?${query}`);
-    if (answer.status === 200) {
-      answer = await this.post('/oauth2/authorize', { ...hiddenFields(await answer.text()), decision: 'approve' });
-    } else {
-      await answer.body?.cancel();
-    }
-    const location = answer.headers.get('location');
-    const code = location === null ? null : new URL(location).searchParams.get('code');
-    if (code === null || location === null) throw new Error(`authorization answered ${answer.status} ${location ?? ''}`);
-    return { code, verifier, location };
+  override authorize(clientId: string, redirectUri = REDIRECT_URI) {
+    return super.authorize(clientId, redirectUri);
   }
 }
 
-export const hiddenFields = (html: string): Record<string, string> => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
-  .map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'")]));
+export { hiddenFields };
 
 export interface TokenAnswer {
   status: number;

@@ -1,7 +1,7 @@
 // The only place that wires things together: stores, clock and randomness go
 // in; a Fastify instance with every route comes out. The process entry
 // (server.ts) listens; tests call inject().
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
 import { registerAccessLog } from './http/access-log.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
@@ -42,7 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
       : config.trustProxy,
     return503OnClosing: true,
-    disableRequestLogging: true,
+    // Fastify's own two request lines are replaced by one access-log line (http/access-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
     // A path with bad percent-encoding or an overlong parameter fails before any
     // route (and before any hook); without this Fastify answers in its own shape

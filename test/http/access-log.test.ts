@@ -1,0 +1,40 @@
+// One access-log line per request (src/http/access-log.ts), carrying what an
+// operator needs and never a credential.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { FixedClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { cryptoRandom } from '../../src/platform/random.ts';
+import { createTestStorage } from '../support/storage.ts';
+
+describe('access log', () => {
+  it('writes exactly one line per request, with method, path, status and time, and no token', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({});
+    const storage = await createTestStorage();
+    const app = await buildApp({ config, storage, clock: new FixedClock(), random: cryptoRandom, logger: createLogger(config, sink) });
+    try {
+      await app.inject({ method: 'GET', url: '/healthz' });
+      await app.inject({ method: 'GET', url: '/api/v2/portfolios.json?access_token=folio_at_SECRET', headers: { authorization: 'Bearer SECRET' } });
+    } finally {
+      await app.close();
+      await storage.close();
+    }
+    const requests = lines.filter((line) => line.req !== undefined);
+    assert.deepEqual(requests.map((line) => line.msg), ['request completed', 'request completed']);
+    const [health, api] = requests as { req: { method: string; url: string }; res: { statusCode: number }; responseTime: number }[];
+    assert.deepEqual([health!.req.method, health!.req.url, health!.res.statusCode], ['GET', '/healthz', 200]);
+    assert.equal(api!.res.statusCode, 400);
+    assert.equal(typeof api!.responseTime, 'number');
+    assert.doesNotMatch(JSON.stringify(lines), /SECRET/);
+  });
+});

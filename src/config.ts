@@ -1,5 +1,5 @@
 // Configuration is parsed once, here, from the environment (DESIGN §4). Nothing
-// else in src/ reads process.env; main.ts passes it in.
+// else in src/ reads the environment; main.ts asks processEnvironment() for it.
 import { isLoopbackHost } from './platform/loopback.ts';
 
 export type Environment = 'development' | 'production' | 'test';
@@ -140,6 +140,11 @@ function deepFreeze<T extends object>(value: T): Readonly<T> {
     if (typeof child === 'object' && child !== null) deepFreeze(child);
   }
   return Object.freeze(value);
+}
+
+/** The process's environment; read here and nowhere else, then parsed by loadConfig. */
+export function processEnvironment(): Env {
+  return process.env;
 }
 
 export function loadConfig(env: Env): Config {

@@ -1,8 +1,8 @@
-// Process entry: `folio <verb> ...`. The only place that touches process.env,
-// which it hands to loadConfig.
+// Process entry: `folio <verb> ...`. The environment comes from config.ts, the one
+// module that reads it, unless a test hands in its own.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, processEnvironment } from './config.ts';
 import { commands, findCommand } from './cli/commands.ts';
 import type { CliIo } from './cli/context.ts';
 import { CliError, UsageError } from './cli/errors.ts';
@@ -33,7 +33,7 @@ function errorLine(error: unknown): string {
 }
 
 /** Runs one verb and returns the exit status (0 ok, 1 failure, 2 usage). `serve` returns once listening. */
-export async function main(argv: string[], env: Env = process.env, io: CliIo = processIo): Promise<number> {
+export async function main(argv: string[], env: Env = processEnvironment(), io: CliIo = processIo): Promise<number> {
   if (isHelp(argv)) {
     io.out(helpText(commands));
     return 0;

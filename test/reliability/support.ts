@@ -2,11 +2,9 @@
 // consumer application runs, a TCP proxy that can cut a database off, and a
 // throwaway PostgreSQL database.
 import { HttpBrowser, hiddenFields } from '../support/http-browser.ts';
+import { TemporaryPostgresDatabase as SharedTemporaryDatabase } from '../support/postgres-database.ts';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { type Server, type Socket, createConnection, createServer } from 'node:net';
-import { sql } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
 
 export const PASSWORD = 'reliability-password';
 export const REDIRECT_URI = 'https://client.example/callback';
@@ -140,38 +138,10 @@ export class TcpProxy {
   }
 }
 
-/** A database of its own on the shared server, dropped at the end whatever happened. */
-export class TemporaryPostgresDatabase {
-  readonly name = `folio_rel_${process.pid}_${randomBytes(4).toString('hex')}`;
-  private created = false;
-
-  constructor(private readonly serverUrl: string) {}
-
-  get url(): string {
-    const url = new URL(this.serverUrl);
-    url.pathname = `/${this.name}`;
-    return url.toString();
-  }
-
-  async create(): Promise<string> {
-    await this.onServer(sql`create database ${sql.id(this.name)}`);
-    this.created = true;
-    return this.url;
-  }
-
-  async drop(): Promise<void> {
-    if (!this.created) return;
-    await this.onServer(sql`drop database if exists ${sql.id(this.name)} with (force)`);
-    this.created = false;
-  }
-
-  private async onServer(statement: ReturnType<typeof sql>): Promise<void> {
-    const admin = createPostgresKysely(this.serverUrl);
-    try {
-      await statement.execute(admin);
-    } finally {
-      await admin.destroy();
-    }
+/** Reliability tests name their throwaway databases folio_rel_*. */
+export class TemporaryPostgresDatabase extends SharedTemporaryDatabase {
+  constructor(serverUrl: string) {
+    super(serverUrl, 'folio_rel');
   }
 }
 

@@ -1,12 +1,12 @@
 // The one storage contract (DESIGN §3): every behaviour is checked against a fresh
 // in-memory SQLite, and against PostgreSQL when FOLIO_TEST_POSTGRES_URL is set.
-import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import type { Database } from '../../src/storage/schema.ts';
+import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 
 export interface StorageUnderTest {
   storage: OpenedStorage;
@@ -85,33 +85,3 @@ function assertUnreachable(): never {
   throw new Error('storage used outside a test');
 }
 
-/** A database of its own on the shared server, so parallel runs never see each other's rows. */
-export class TemporaryPostgresDatabase {
-  readonly name = `folio_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  private created = false;
-
-  constructor(private readonly serverUrl: string) {}
-
-  async create(): Promise<string> {
-    await this.onServer(sql`create database ${sql.id(this.name)}`);
-    this.created = true;
-    const url = new URL(this.serverUrl);
-    url.pathname = `/${this.name}`;
-    return url.toString();
-  }
-
-  async drop(): Promise<void> {
-    if (!this.created) return;
-    await this.onServer(sql`drop database if exists ${sql.id(this.name)} with (force)`);
-    this.created = false;
-  }
-
-  private async onServer(statement: ReturnType<typeof sql>): Promise<void> {
-    const admin = createPostgresKysely(this.serverUrl);
-    try {
-      await statement.execute(admin);
-    } finally {
-      await admin.destroy();
-    }
-  }
-}

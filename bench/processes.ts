@@ -2,23 +2,13 @@
 // generator pinned to the other (where taskset exists), RSS sampled from /proc.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 export const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../test/support/server-process.ts';
 
 function pinned(core: string, args: string[]): [string, string[]] {
   return HAS_TASKSET ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];

@@ -89,3 +89,23 @@ describe('opening storage from a database URL', () => {
     }
   });
 });
+
+describe('SQLite rows read as arrays and built into objects', () => {
+  it('names every column, keeps types and nulls, and the last of a repeated name', async () => {
+    const db = createSqliteKysely(':memory:');
+    const { rows } = await sql<Record<string, unknown>>`select 1 as a, 'two' as b, null as c, 2.5 as a`.execute(db);
+    assert.deepEqual(rows, [{ a: 2.5, b: 'two', c: null }]);
+    await db.destroy();
+  });
+
+  it('follows a table whose columns changed after the statement was first prepared', async () => {
+    const db = createSqliteKysely(':memory:');
+    await sql`create table t (x integer)`.execute(db);
+    await sql`insert into t values (1)`.execute(db);
+    const select = () => sql<Record<string, unknown>>`select * from t`.execute(db);
+    assert.deepEqual((await select()).rows, [{ x: 1 }]);
+    await sql`alter table t add column y text default 'new'`.execute(db);
+    assert.deepEqual((await select()).rows, [{ x: 1, y: 'new' }]);
+    await db.destroy();
+  });
+});

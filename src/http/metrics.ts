@@ -36,7 +36,8 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   });
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: an async one costs a promise on every response.
+  app.addHook('onResponse', (request, reply, done) => {
     // The not-found handler has no route pattern: every unknown path is one label value.
     const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
@@ -44,6 +45,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     duration.observe({ route, method }, reply.elapsedTime / 1000);
     const code = errorCodeOf(reply);
     if (code !== undefined) errors.inc({ error: code });
+    done();
   });
 
   app.get('/metrics', async (_request, reply) => {

@@ -1,9 +1,9 @@
 // Bearer API rate limits per application and user (DESIGN §2), with the
 // RateLimit-* fields of draft-ietf-httpapi-ratelimit-headers on every answer.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { RateLimiter } from '../platform/rate-limit/limiter.ts';
+import type { RateLimitResult, RateLimiter } from '../platform/rate-limit/limiter.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -19,23 +19,34 @@ export interface RateLimitDeps {
 export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): void {
   const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
   app.addHook('onClose', async () => deps.limiter.close());
-  // preHandler runs after every onRequest hook, so bearer authentication (a
-  // route's onRequest) has set request.accessToken by now. Requests without
-  // one are not bearer API requests, or failed authentication: not counted.
-  app.addHook('preHandler', async (request, reply) => {
-    const token = request.accessToken;
-    if (token === undefined) return;
-    const key = `${token.applicationId}:${token.userId}`;
-    const result = await deps.limiter.hit(key, deps.limit, RATE_LIMIT_WINDOW_MS, deps.clock.now());
+  /** Sets the RateLimit-* fields; returns the error to answer with when over the limit. */
+  const answer = (key: string, result: RateLimitResult, reply: FastifyReply): OAuthError | undefined => {
     const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000));
     reply.header('ratelimit-limit', String(result.limit));
     reply.header('ratelimit-remaining', String(result.remaining));
     reply.header('ratelimit-reset', String(resetSeconds));
     reply.header('ratelimit-policy', `${result.limit};w=${windowSeconds}`);
-    if (!result.allowed) {
-      deps.onRejected?.(key);
-      reply.header('retry-after', String(resetSeconds));
-      throw new OAuthError('rate_limited', `Too many requests for this application and user; try again in ${resetSeconds} s`);
+    if (result.allowed) return undefined;
+    deps.onRejected?.(key);
+    reply.header('retry-after', String(resetSeconds));
+    return new OAuthError('rate_limited', `Too many requests for this application and user; try again in ${resetSeconds} s`);
+  };
+  // preHandler runs after every onRequest hook, so bearer authentication (a
+  // route's onRequest) has set request.accessToken by now. Requests without
+  // one are not bearer API requests, or failed authentication: not counted.
+  // A callback hook, not an async one: the in-memory limiter answers at once,
+  // and this runs on every bearer API request.
+  app.addHook('preHandler', (request, reply, done) => {
+    const token = request.accessToken;
+    if (token === undefined) return done();
+    const key = `${token.applicationId}:${token.userId}`;
+    let outcome: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      outcome = deps.limiter.hit(key, deps.limit, RATE_LIMIT_WINDOW_MS, deps.clock.now());
+    } catch (error) {
+      return done(error as Error);
     }
+    if (outcome instanceof Promise) outcome.then((result) => done(answer(key, result, reply)), done);
+    else done(answer(key, outcome, reply));
   });
 }

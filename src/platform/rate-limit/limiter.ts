@@ -11,8 +11,12 @@ export interface RateLimitResult {
 }
 
 export interface RateLimiter {
-  /** Counts one request for `key`; `now` (Unix ms) is the caller's clock. */
-  hit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult>;
+  /**
+   * Counts one request for `key`; `now` (Unix ms) is the caller's clock. The
+   * in-memory limiter answers at once, without a promise: it runs on every
+   * bearer API request.
+   */
+  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult>;
   close(): Promise<void>;
 }
 

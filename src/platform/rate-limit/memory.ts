@@ -22,7 +22,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.windows.size;
   }
 
-  async hit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult> {
+  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult {
     this.sweep(now);
     let window = this.windows.get(key);
     if (window === undefined || window.resetAt <= now) {

@@ -10,6 +10,30 @@ interface ProfileNode { id: number; callFrame: { functionName: string; url: stri
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 const [directory = '.', top = '25'] = process.argv.slice(2);
+
+/** Time under each function, its callees included, counted once per stack even when it recurses. */
+function inclusiveTimes(profile: Profile, self: Map<number, number>, keyOf: (node: ProfileNode) => string): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, time] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const key = keyOf(byId.get(at)!);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + time);
+    }
+  }
+  return inclusive;
+}
+function keyOf(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
+  return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+}
+
 for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
   const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as Profile;
   const self = new Map<number, number>();
@@ -20,9 +44,8 @@ for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpupr
   for (const node of profile.nodes) {
     const time = self.get(node.id) ?? 0;
     total += time;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
-    const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+    const key = keyOf(node);
+    const { functionName, url } = node.callFrame;
     byFunction.set(key, (byFunction.get(key) ?? 0) + time);
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/dist/') ? 'folio' : url.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'other');
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + time);
@@ -32,4 +55,7 @@ for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpupr
   for (const [name, time] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12)) process.stdout.write(`  ${share(time)}  ${name}\n`);
   process.stdout.write('  --\n');
   for (const [name, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) process.stdout.write(`  ${share(time)}  ${name}\n`);
+  process.stdout.write('  -- inclusive (callees counted too)\n');
+  const inclusive = inclusiveTimes(profile, self, keyOf);
+  for (const [name, time] of [...inclusive].filter(([name]) => !name.startsWith('(')).sort((a, b) => b[1] - a[1]).slice(0, Number(top))) process.stdout.write(`  ${share(time)}  ${name}\n`);
 }

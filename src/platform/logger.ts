@@ -46,11 +46,6 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
   return (copy ?? value) as T;
 }
 
-export const redactOptions = {
-  paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-  censor: REDACTED,
-};
-
 /** Query parameters whose values are credentials (an OOB code page URL, a misdirected token). */
 const SECRET_QUERY_PARAMETERS = new Set<string>(SECRET_FIELDS);
 
@@ -89,8 +84,10 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
   };
 }
 
-export const loggerOptions: Pick<LoggerOptions, 'redact' | 'serializers' | 'formatters'> = {
-  redact: redactOptions,
+// No pino `redact` paths besides: scrubSecrets already censors the authorization,
+// cookie and set-cookie keys at any depth, and pino's redaction cloned the logged
+// object on every request line.
+const loggerOptions: Pick<LoggerOptions, 'serializers' | 'formatters'> = {
   serializers: { req: serializeRequest, err: stdSerializers.err },
   formatters: { log: (object) => scrubSecrets(object) },
 };

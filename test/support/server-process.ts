@@ -25,6 +25,8 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   /** Appends the server's stdout and stderr to this file (by default stdout is dropped, stderr inherited). */
   logFile?: string;
+  /** The built entry script (e.g. a bundle's main.js) to run instead of src/main.ts through tsx. */
+  entry?: string;
 }
 
 export interface ServerProcess {
@@ -42,10 +44,14 @@ export interface ServerProcess {
   cleanup(): void;
 }
 
-async function spawnHealthy(env: NodeJS.ProcessEnv, baseUrl: string, logFile: string | undefined): Promise<ChildProcess> {
+function commandFor(entry: string | undefined): string[] {
+  return entry === undefined ? ['--import', 'tsx', 'src/main.ts'] : [entry];
+}
+
+async function spawnHealthy(env: NodeJS.ProcessEnv, baseUrl: string, { logFile, entry }: ServerProcessOptions): Promise<ChildProcess> {
   const log = logFile === undefined ? undefined : openSync(logFile, 'a');
   const stdio = log === undefined ? ['ignore', 'ignore', 'inherit'] as const : ['ignore', log, log] as const;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdio: [...stdio] });
+  const child = spawn(process.execPath, [...commandFor(entry), 'serve'], { cwd: ROOT, env, stdio: [...stdio] });
   if (log !== undefined) closeSync(log);
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
@@ -69,7 +75,7 @@ export async function startServerProcess(prepare: (folio: (...args: string[]) =>
     ...process.env, FOLIO_DATABASE_URL: join(directory, 'folio.db'), FOLIO_PORT: String(port), FOLIO_BASE_URL: baseUrl, FOLIO_LOG_LEVEL: 'warn', FOLIO_ENV: 'test',
     ...options.env,
   };
-  const folio = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+  const folio = (...args: string[]) => execFileSync(process.execPath, [...commandFor(options.entry), ...args], { cwd: ROOT, env, encoding: 'utf8' });
   try {
     prepare(folio);
   } catch (error) {
@@ -78,7 +84,7 @@ export async function startServerProcess(prepare: (folio: (...args: string[]) =>
   }
   const server: ServerProcess = {
     baseUrl, directory, folio,
-    child: await spawnHealthy(env, baseUrl, options.logFile),
+    child: await spawnHealthy(env, baseUrl, options),
     stop() {
       const { child } = server;
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
@@ -89,7 +95,7 @@ export async function startServerProcess(prepare: (folio: (...args: string[]) =>
     async restart() {
       const { child } = server;
       if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
-      server.child = await spawnHealthy(env, baseUrl, options.logFile);
+      server.child = await spawnHealthy(env, baseUrl, options);
     },
     cleanup() {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');

@@ -101,15 +101,15 @@ export function renderPortfolioForm(model: PortfolioFormModel): string {
         <fieldset>
           <legend>Portfolio</legend>
           ${textField({ name: 'name', label: labels.name, value: values.name, maxlength: MAX_PORTFOLIO_NAME, hint: `Up to ${MAX_PORTFOLIO_NAME} characters.`, error: errors.name, autofocus: !editing && Object.keys(errors).length === 0 })}
-          ${selectField({ name: 'currency_code', label: labels.currency_code, value: values.currency_code, options: currencyOptions, hint: 'Values and reports are shown in this currency.', error: errors.currency_code })}
-          ${selectField({ name: 'country_code', label: labels.country_code, value: values.country_code, options: countryOptions, hint: 'Whose tax rules apply.', error: errors.country_code })}
+          ${selectField({ name: 'currency_code', label: labels.currency_code, value: values.currency_code, options: currencyOptions(), hint: 'Values and reports are shown in this currency.', error: errors.currency_code })}
+          ${selectField({ name: 'country_code', label: labels.country_code, value: values.country_code, options: countryOptions(), hint: 'Whose tax rules apply.', error: errors.country_code })}
         </fieldset>
         <fieldset>
           <legend>Dates</legend>
           ${textField({ name: 'financial_year_end', label: labels.financial_year_end, value: values.financial_year_end, maxlength: 5, hint: 'Month and day, as MM-DD: 06-30 in Australia, 03-31 in New Zealand, 12-31 in the United States.', error: errors.financial_year_end })}
           ${textField({ name: 'inception_date', label: labels.inception_date, type: 'date', value: values.inception_date, hint: 'When you started tracking, as YYYY-MM-DD. Not in the future.', error: errors.inception_date })}
           ${textField({ name: 'tz_name', label: labels.tz_name, value: values.tz_name, list: 'time-zones', autocomplete: 'off', hint: 'An IANA time zone name, such as Australia/Sydney or UTC.', error: errors.tz_name })}
-          <datalist id="time-zones">${timeZoneSuggestions.map((zone) => html`<option value="${zone}">`)}</datalist>
+          <datalist id="time-zones">${timeZoneSuggestions().map((zone) => html`<option value="${zone}">`)}</datalist>
         </fieldset>
         <fieldset>
           <legend>Tax and accounting</legend>

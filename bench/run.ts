@@ -37,7 +37,9 @@ const largeTokens = Number(args['large-tokens'] ?? (smoke ? 5000 : 1_000_000));
 const smallTokens = 1000;
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
-const folioArgs = [...profiling, ...(serverKind === 'dist' ? ['dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
+/** Folio as deployed: `npm run serve` (package.json), the built bundle with V8's young generation capped. */
+const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=8'];
+const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION_NODE_FLAGS, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 
 interface Scenario {

@@ -1,27 +1,43 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { Database } from '../schema.ts';
 
 export type PreparedQuery<Row, Args extends unknown[]> = (...args: Args) => Promise<Row[]>;
+
+/** Runs on the executor given at each call: the database, or a transaction. */
+export type PreparedStatement<Args extends unknown[]> = (executor: Kysely<Database>, ...args: Args) => Promise<QueryResult<unknown>>;
 
 interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
 }
 
 /**
- * A query built and compiled once, then run with fresh arguments. Kysely builds
- * an operation tree and compiles it to SQL on every call, which showed as a
- * steady share of the bearer API's CPU; the hottest reads skip that here.
- * `build` is called once with placeholders standing in for the arguments.
+ * Kysely builds an operation tree and compiles it to SQL on every call, which
+ * showed as a steady share of CPU on the bearer API and the token endpoint; the
+ * hottest statements are built once here. `build` is called once with
+ * placeholders standing in for the arguments, so it must pass each argument to
+ * the query builder unchanged (convert values before the call, not inside).
  */
+function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Compilable<Row>): (args: Args) => CompiledQuery<Row> {
+  const placeholders = Array.from({ length: build.length }, (_, index) => `\u0000folio-argument-${index}`);
+  const compiled = build(...(placeholders as Args)).compile();
+  const argumentAt = compiled.parameters.map((value) => placeholders.indexOf(value as string));
+  if (new Set(argumentAt.filter((index) => index !== -1)).size !== placeholders.length) {
+    throw new Error(`a prepared statement does not use each of its ${placeholders.length} arguments unchanged: ${compiled.sql}`);
+  }
+  return (args) => ({ ...compiled, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
+}
+
+/** A read built and compiled once, then run with fresh arguments. */
 export function prepared<Row, Args extends unknown[]>(
   db: Kysely<Database>,
   build: (...args: Args) => Compilable<Row>,
 ): PreparedQuery<Row, Args> {
-  const placeholders = Array.from({ length: build.length }, (_, index) => `\u0000folio-argument-${index}`);
-  const compiled = build(...(placeholders as Args)).compile();
-  const argumentAt = compiled.parameters.map((value) => placeholders.indexOf(value as string));
-  return async (...args: Args) => {
-    const parameters = compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!]));
-    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
-  };
+  const withArguments = compileOnce(build);
+  return async (...args: Args) => (await db.executeQuery<Row>(withArguments(args))).rows;
+}
+
+/** A write built and compiled once; its result carries numAffectedRows. */
+export function preparedStatement<Args extends unknown[]>(build: (...args: Args) => Compilable<unknown>): PreparedStatement<Args> {
+  const withArguments = compileOnce(build);
+  return (executor, ...args) => executor.executeQuery(withArguments(args));
 }

@@ -1,10 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, prepared } from './prepared.ts';
-import { auditEventRow } from './audit.ts';
-import { changedRows, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { changedRows, scopeFromColumn } from './columns.ts';
+import { type TokenWrites, compileTokenWrites } from './token-writes.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
 import { type RunInTransaction, separateTransactions } from './transactions.ts';
 
@@ -25,66 +25,23 @@ function toRefreshToken(row: RefreshTokenRow): RefreshToken {
   return { ...toAccessToken(row), rotatedAt: row.rotated_at };
 }
 
-/**
- * Marks the grant used only while it is live. Taking the grant row first, as
- * revokeGrant does, keeps one lock order (no deadlock on PostgreSQL) and means a
- * revocation that commits first is seen, so no live token lands on a dead grant.
- */
-async function claimLiveGrant(trx: Transaction<Database>, grantId: number, usedAt: number): Promise<boolean> {
-  const result = await trx.updateTable('grants')
-    .set({ last_used_at: usedAt })
-    .where('id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return changedRows(result) > 0;
-}
-
 /** Thrown inside a transaction to roll it back when a condition fails after a write. */
 class Abandon extends Error {}
 
-async function insertIssued(trx: Transaction<Database>, { access, refresh, event }: IssuedTokens): Promise<void> {
-  await trx.insertInto('access_tokens')
-    .values({
-      token_hash: access.tokenHash,
-      grant_id: access.grantId,
-      application_id: access.applicationId,
-      user_id: access.userId,
-      scope: scopeToColumn(access.scope),
-      created_at: access.createdAt,
-      expires_at: access.expiresAt,
-      revoked_at: access.revokedAt,
-    })
-    .execute();
-  if (refresh) {
-    await trx.insertInto('refresh_tokens')
-      .values({
-        token_hash: refresh.tokenHash,
-        grant_id: refresh.grantId,
-        application_id: refresh.applicationId,
-        user_id: refresh.userId,
-        scope: scopeToColumn(refresh.scope),
-        created_at: refresh.createdAt,
-        expires_at: refresh.expiresAt,
-        rotated_at: refresh.rotatedAt,
-        revoked_at: refresh.revokedAt,
-      })
-      .execute();
-  }
-  if (event) await trx.insertInto('audit_events').values(auditEventRow(event)).execute();
-}
-
 export class KyselyTokenStore implements TokenStore {
   private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
+  private readonly writes: TokenWrites;
 
   constructor(private readonly db: Kysely<Database>, private readonly inTransaction: RunInTransaction = separateTransactions(db)) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
+    this.writes = compileTokenWrites(db);
   }
 
   async saveTokens(tokens: IssuedTokens): Promise<boolean> {
     return this.inTransaction(async (trx) => {
-      if (!(await claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
-      await insertIssued(trx, tokens);
+      if (!(await this.writes.claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
+      await this.writes.insertIssued(trx, tokens);
       return true;
     });
   }
@@ -107,16 +64,10 @@ export class KyselyTokenStore implements TokenStore {
   async rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
     try {
       return await this.inTransaction(async (trx) => {
-        if (!(await claimLiveGrant(trx, next.access.grantId, now))) return false;
-        const marked = await trx.updateTable('refresh_tokens')
-          .set({ rotated_at: now })
-          .where('token_hash', '=', previousHash)
-          .where('rotated_at', 'is', null)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
+        if (!(await this.writes.claimLiveGrant(trx, next.access.grantId, now))) return false;
         // The grant update must not stand alone: roll it back with the lost race.
-        if (changedRows(marked) === 0) throw new Abandon();
-        await insertIssued(trx, next);
+        if (!(await this.writes.markRotated(trx, previousHash, now))) throw new Abandon();
+        await this.writes.insertIssued(trx, next);
         return true;
       });
     } catch (error) {

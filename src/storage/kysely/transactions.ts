@@ -2,7 +2,7 @@
 // pooled connection and batches fsyncs across them itself; SQLite has one
 // writer, and with synchronous=FULL every commit waits for an fsync on the event
 // loop's own thread, so one commit per token issue capped throughput at 1/fsync.
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
 export type RunInTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
@@ -21,6 +21,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const MAX_BATCH = 256;
 
+// Compiled once: three of these run around every write in a batch.
+const SAVEPOINT = CompiledQuery.raw('savepoint folio_write');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint folio_write');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint folio_write');
+
 /**
  * Group commit: writes that arrive in the same turn of the event loop run as
  * savepoints inside one transaction and share its fsync. A write that throws is
@@ -36,14 +41,14 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
     const outcomes: Outcome[] = [];
     await db.transaction().execute(async (trx) => {
       for (const { work } of batch) {
-        await sql`savepoint folio_write`.execute(trx);
+        await trx.executeQuery(SAVEPOINT);
         try {
           outcomes.push({ ok: true, value: await work(trx) });
         } catch (error) {
-          await sql`rollback to savepoint folio_write`.execute(trx);
+          await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
           outcomes.push({ ok: false, error });
         }
-        await sql`release savepoint folio_write`.execute(trx);
+        await trx.executeQuery(RELEASE_SAVEPOINT);
       }
     });
     return outcomes;

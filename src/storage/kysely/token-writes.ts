@@ -1,0 +1,73 @@
+// The writes of every token issue, built and compiled once per database
+// (prepared.ts says why) and run inside the caller's transaction.
+import type { Kysely, QueryResult } from 'kysely';
+import type { Database } from '../schema.ts';
+import type { IssuedTokens } from '../stores.ts';
+import { preparedStatement } from './prepared.ts';
+import { auditEventRow } from './audit.ts';
+import { scopeToColumn } from './columns.ts';
+
+const affectedRows = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n);
+
+export interface TokenWrites {
+  /**
+   * Marks the grant used only while it is live. Taking the grant row first, as
+   * revokeGrant does, keeps one lock order (no deadlock on PostgreSQL) and means a
+   * revocation that commits first is seen, so no live token lands on a dead grant.
+   */
+  claimLiveGrant(trx: Kysely<Database>, grantId: number, usedAt: number): Promise<boolean>;
+  /** Marks a refresh token rotated unless it already was, or was revoked. */
+  markRotated(trx: Kysely<Database>, tokenHash: string, rotatedAt: number): Promise<boolean>;
+  /** The access token, the refresh token and the audit event, whichever are present. */
+  insertIssued(trx: Kysely<Database>, tokens: IssuedTokens): Promise<void>;
+}
+
+export function compileTokenWrites(db: Kysely<Database>): TokenWrites {
+  const claim = preparedStatement((grantId: number, usedAt: number) => db.updateTable('grants')
+    .set({ last_used_at: usedAt })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null));
+  const rotate = preparedStatement((tokenHash: string, rotatedAt: number) => db.updateTable('refresh_tokens')
+    .set({ rotated_at: rotatedAt })
+    .where('token_hash', '=', tokenHash)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null));
+  const insertAccess = preparedStatement((
+    tokenHash: string, grantId: number, applicationId: number, userId: number,
+    scope: string, createdAt: number, expiresAt: number, revokedAt: number | null,
+  ) => db.insertInto('access_tokens').values({
+    token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
+    scope, created_at: createdAt, expires_at: expiresAt, revoked_at: revokedAt,
+  }));
+  const insertRefresh = preparedStatement((
+    tokenHash: string, grantId: number, applicationId: number, userId: number,
+    scope: string, createdAt: number, expiresAt: number, rotatedAt: number | null, revokedAt: number | null,
+  ) => db.insertInto('refresh_tokens').values({
+    token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
+    scope, created_at: createdAt, expires_at: expiresAt, rotated_at: rotatedAt, revoked_at: revokedAt,
+  }));
+  const insertEvent = preparedStatement((
+    type: string, userId: number | null, applicationId: number | null, ip: string | null, detail: string, createdAt: number,
+  ) => db.insertInto('audit_events').values({ type, user_id: userId, application_id: applicationId, ip, detail, created_at: createdAt }));
+
+  return {
+    async claimLiveGrant(trx, grantId, usedAt) {
+      return affectedRows(await claim(trx, grantId, usedAt)) > 0;
+    },
+    async markRotated(trx, tokenHash, rotatedAt) {
+      return affectedRows(await rotate(trx, tokenHash, rotatedAt)) > 0;
+    },
+    async insertIssued(trx, { access, refresh, event }) {
+      await insertAccess(trx, access.tokenHash, access.grantId, access.applicationId, access.userId,
+        scopeToColumn(access.scope), access.createdAt, access.expiresAt, access.revokedAt);
+      if (refresh) {
+        await insertRefresh(trx, refresh.tokenHash, refresh.grantId, refresh.applicationId, refresh.userId,
+          scopeToColumn(refresh.scope), refresh.createdAt, refresh.expiresAt, refresh.rotatedAt, refresh.revokedAt);
+      }
+      if (event) {
+        const row = auditEventRow(event);
+        await insertEvent(trx, row.type, row.user_id, row.application_id, row.ip, row.detail, row.created_at);
+      }
+    },
+  };
+}

@@ -5,6 +5,7 @@
 //   node --import tsx bench/profile-summary.ts DIR [TOP]
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
@@ -28,10 +29,39 @@ function inclusiveTimes(profile: Profile, self: Map<number, number>, keyOf: (nod
   }
   return inclusive;
 }
+/** For each file of the esbuild bundle: the line where each source module starts (esbuild marks it "// path"). */
+const bundleModules = new Map<string, { line: number; path: string }[]>();
+
+/** The source module (node_modules/... or src/...) a line of a bundle chunk in dist/ came from. */
+function sourceOf(url: string, lineNumber: number): string | undefined {
+  if (!url.startsWith('file://') || !url.includes('/dist/')) return undefined;
+  let starts = bundleModules.get(url);
+  if (starts === undefined) {
+    starts = [];
+    try {
+      readFileSync(fileURLToPath(url), 'utf8').split('\n').forEach((text, line) => {
+        const marker = /^\/\/ ((?:node_modules|src)\/\S+)$/.exec(text);
+        if (marker) starts!.push({ line, path: marker[1]! });
+      });
+    } catch { /* the build changed since the profile: keep the chunk's name */ }
+    bundleModules.set(url, starts);
+  }
+  let found: string | undefined;
+  for (const start of starts) {
+    if (start.line > lineNumber) break;
+    found = start.path;
+  }
+  return found;
+}
+
+function whereOf(node: ProfileNode): string {
+  const { url, lineNumber } = node.callFrame;
+  return sourceOf(url, lineNumber) ?? url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
+}
+
 function keyOf(node: ProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
-  return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+  const { functionName, lineNumber } = node.callFrame;
+  return `${functionName || '(anonymous)'} ${whereOf(node)}:${lineNumber + 1}`;
 }
 
 for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
@@ -47,7 +77,9 @@ for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpupr
     const key = keyOf(node);
     const { functionName, url } = node.callFrame;
     byFunction.set(key, (byFunction.get(key) ?? 0) + time);
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/dist/') ? 'folio' : url.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'other');
+    const where = whereOf(node);
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1]
+      ?? (/^(dist|src)\//.test(where) ? 'folio' : url.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'other');
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + time);
   }
   const share = (time: number) => `${((time / total) * 100).toFixed(1).padStart(5)}%`;

@@ -176,7 +176,7 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
       results.get(scenario)!.push(result);
-      log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms` +
+      log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms, peak RSS ${result.maxRssMb?.toFixed(0) ?? "?"} MB` +
         `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}`);
     }
   }

@@ -90,6 +90,15 @@ describe('opening storage from a database URL', () => {
   });
 });
 
+describe('SQLite connection settings', () => {
+  it('keeps a 4 MiB page cache instead of better-sqlite3\'s 16 MiB', async () => {
+    const db = createSqliteKysely(':memory:');
+    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
+    assert.deepEqual(rows, [{ cache_size: -4000 }]);
+    await db.destroy();
+  });
+});
+
 describe('SQLite rows read as arrays and built into objects', () => {
   it('names every column, keeps types and nulls, and the last of a repeated name', async () => {
     const db = createSqliteKysely(':memory:');

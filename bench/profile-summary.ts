@@ -59,9 +59,12 @@ function whereOf(node: ProfileNode): string {
   return sourceOf(url, lineNumber) ?? url.replace(/^file:\/\/.*?\/(node_modules|dist|src)\//, '$1/');
 }
 
+/** Function, source and line; for bundled code the line is the bundle chunk's. */
 function keyOf(node: ProfileNode): string {
-  const { functionName, lineNumber } = node.callFrame;
-  return `${functionName || '(anonymous)'} ${whereOf(node)}:${lineNumber + 1}`;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const bundled = sourceOf(url, lineNumber);
+  const where = bundled === undefined ? `${whereOf(node)}:${lineNumber + 1}` : `${bundled} (${url.replace(/^.*\/dist\//, 'dist/')}:${lineNumber + 1})`;
+  return `${functionName || '(anonymous)'} ${where}`;
 }
 
 for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {

@@ -46,7 +46,8 @@ export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): vo
     } catch (error) {
       return done(error as Error);
     }
-    if (outcome instanceof Promise) outcome.then((result) => done(answer(key, result, reply)), done);
+    // A throw inside the promise chain must reach done, or it would be an unhandled rejection.
+    if (outcome instanceof Promise) outcome.then((result) => answer(key, result, reply)).then((refusal) => done(refusal), done);
     else done(answer(key, outcome, reply));
   });
 }

@@ -21,7 +21,8 @@ type RowBuilder = (values: unknown[]) => Record<string, unknown>;
  * as better-sqlite3 does.
  */
 function rowBuilder(names: readonly string[]): RowBuilder {
-  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  // In a literal, `"__proto__": x` would set the prototype; computed, it is a plain key.
+  const fields = names.map((name, index) => `${name === '__proto__' ? '["__proto__"]' : JSON.stringify(name)}: values[${index}]`);
   return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 

@@ -102,8 +102,9 @@ describe('SQLite connection settings', () => {
 describe('SQLite rows read as arrays and built into objects', () => {
   it('names every column, keeps types and nulls, and the last of a repeated name', async () => {
     const db = createSqliteKysely(':memory:');
-    const { rows } = await sql<Record<string, unknown>>`select 1 as a, 'two' as b, null as c, 2.5 as a`.execute(db);
-    assert.deepEqual(rows, [{ a: 2.5, b: 'two', c: null }]);
+    const { rows } = await sql<Record<string, unknown>>`select 1 as a, 'two' as b, null as c, 2.5 as a, 'x' as "__proto__"`.execute(db);
+    assert.deepEqual(Object.entries(rows[0]!), [['a', 2.5], ['b', 'two'], ['c', null], ['__proto__', 'x']]);
+    assert.equal(Object.getPrototypeOf(rows[0]), Object.prototype);
     await db.destroy();
   });
 

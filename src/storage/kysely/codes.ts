@@ -3,6 +3,7 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow, Database } from '../schema.ts';
 import type { AuthorizationCodeStore, CodeConsumption } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
+import { type RunStatement, directStatements } from './transactions.ts';
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
   return {
@@ -20,7 +21,12 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
 }
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * On SQLite the redemption joins the group commit: an UPDATE on its own is a
+   * commit and an fsync of its own, which every code exchange paid beside the
+   * one its tokens share with other writes.
+   */
+  constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {}
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
     await this.db.insertInto('authorization_codes')
@@ -50,12 +56,12 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   // so concurrent redemptions (even across instances) see exactly one 'consumed'.
   // Expiry is the caller's call: it compares expiresAt with its clock.
   async consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption> {
-    const consumed = await this.db.updateTable('authorization_codes')
+    const consumed = await this.runStatement((runner) => runner.updateTable('authorization_codes')
       .set({ consumed_at: now })
       .where('code_hash', '=', codeHash)
       .where('consumed_at', 'is', null)
       .returningAll()
-      .executeTakeFirst();
+      .executeTakeFirst());
     if (consumed) return { outcome: 'consumed', code: toAuthorizationCode(consumed) };
 
     const existing = await this.db.selectFrom('authorization_codes').selectAll()

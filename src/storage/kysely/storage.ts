@@ -13,19 +13,21 @@ import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
 import { KyselyTokenStore } from './tokens.ts';
-import { groupCommit, separateTransactions } from './transactions.ts';
+import { directStatements, groupCommit, separateTransactions } from './transactions.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
 export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): OpenedStorage {
   let closed = false;
+  // SQLite has one writer and fsyncs on the event loop: its hot writes share commits.
+  const writes = kind === 'sqlite' ? groupCommit(db) : undefined;
   return {
     kind,
     users: mappingErrors(new KyselyUserStore(db)),
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
-    codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
-    tokens: mappingErrors(new KyselyTokenStore(db, kind === 'sqlite' ? groupCommit(db) : separateTransactions(db))),
+    codes: mappingErrors(new KyselyAuthorizationCodeStore(db, writes ?? directStatements(db))),
+    tokens: mappingErrors(new KyselyTokenStore(db, writes ?? separateTransactions(db))),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),

@@ -3,6 +3,7 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow, Database } from '../schema.ts';
 import type { AuthorizationCodeStore, CodeConsumption } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
+import { type PreparedQuery, prepared } from './prepared.ts';
 import { type RunStatement, directStatements } from './transactions.ts';
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
@@ -26,7 +27,12 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
    * commit and an fsync of its own, which every code exchange paid beside the
    * one its tokens share with other writes.
    */
-  constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {}
+  private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
+
+  constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {
+    this.selectCode = prepared(db, (codeHash: string) =>
+    db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
+  }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
     await this.db.insertInto('authorization_codes')
@@ -46,9 +52,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   }
 
   async findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
-    const row = await this.db.selectFrom('authorization_codes').selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
+    const [row] = await this.selectCode(codeHash);
     return row && toAuthorizationCode(row);
   }
 
@@ -64,9 +68,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
       .executeTakeFirst());
     if (consumed) return { outcome: 'consumed', code: toAuthorizationCode(consumed) };
 
-    const existing = await this.db.selectFrom('authorization_codes').selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
+    const [existing] = await this.selectCode(codeHash);
     return existing ? { outcome: 'already_consumed', code: toAuthorizationCode(existing) } : { outcome: 'not_found' };
   }
 }

@@ -30,11 +30,14 @@ class Abandon extends Error {}
 
 export class KyselyTokenStore implements TokenStore {
   private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
+  private readonly selectRefreshToken: PreparedQuery<RefreshTokenRow, [tokenHash: string]>;
   private readonly writes: TokenWrites;
 
   constructor(private readonly db: Kysely<Database>, private readonly inTransaction: RunInTransaction = separateTransactions(db)) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
+    this.selectRefreshToken = prepared(db, (tokenHash: string) =>
+    db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash));
     this.writes = compileTokenWrites(db);
   }
 
@@ -52,9 +55,7 @@ export class KyselyTokenStore implements TokenStore {
   }
 
   async findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined> {
-    const row = await this.db.selectFrom('refresh_tokens').selectAll()
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const [row] = await this.selectRefreshToken(tokenHash);
     return row && toRefreshToken(row);
   }
 

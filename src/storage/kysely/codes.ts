@@ -22,13 +22,13 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
 }
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
+  private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
+
   /**
    * On SQLite the redemption joins the group commit: an UPDATE on its own is a
    * commit and an fsync of its own, which every code exchange paid beside the
    * one its tokens share with other writes.
    */
-  private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
-
   constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {
     this.selectCode = prepared(db, (codeHash: string) =>
     db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));

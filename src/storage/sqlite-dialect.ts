@@ -84,12 +84,12 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // operating system either way. The price is one fsync per write transaction,
   // measured by `npm run bench` (README, Performance).
   database.pragma('synchronous = FULL');
-  // better-sqlite3 builds SQLite with a 16 MiB page cache. Under a stream of token
-  // writes it fills page by page and stayed resident: RSS crept from 95 to 121 MB over
-  // 24 s of client_credentials load, with the JS heap flat. Look-ups by token hash
-  // land on random index pages of a table far larger than either size, so they are
-  // served from the operating system's file cache both ways: 4 MiB lost no throughput
-  // and ended at 109 MB (README, Performance).
+  // better-sqlite3 builds SQLite with a 16 MiB page cache, which fills page by page
+  // under token writes and stays resident: ~12 MB more RSS after a few rounds of the
+  // benchmark's writes. Look-ups by token hash land on random index pages of tables
+  // far larger than either size in production, served from the operating system's
+  // file cache both ways. The price, measured on the benchmark's small, growing
+  // tables: writes perhaps 5-10% slower, within its run-to-run noise (README, Performance).
   database.pragma('cache_size = -4000');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
 }

@@ -24,8 +24,11 @@ export function optionalFlagFromColumn(value: number | null): boolean | null {
   return value === null ? null : flagFromColumn(value);
 }
 
-export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number {
-  return Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
+/** Rows an UPDATE or DELETE changed, from a query builder's result or a compiled statement's. */
+export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint } | { numAffectedRows?: bigint }): number {
+  if ('numUpdatedRows' in result) return Number(result.numUpdatedRows);
+  if ('numDeletedRows' in result) return Number(result.numDeletedRows);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** Keeps the order of `current` and appends what `requested` adds. */

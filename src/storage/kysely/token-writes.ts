@@ -1,13 +1,11 @@
 // The writes of every token issue, built and compiled once per database
 // (prepared.ts says why) and run inside the caller's transaction.
-import type { Kysely, QueryResult } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { preparedStatement } from './prepared.ts';
 import { auditEventRow } from './audit.ts';
-import { scopeToColumn } from './columns.ts';
-
-const affectedRows = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n);
+import { changedRows, scopeToColumn } from './columns.ts';
 
 export interface TokenWrites {
   /**
@@ -52,10 +50,10 @@ export function compileTokenWrites(db: Kysely<Database>): TokenWrites {
 
   return {
     async claimLiveGrant(trx, grantId, usedAt) {
-      return affectedRows(await claim(trx, grantId, usedAt)) > 0;
+      return changedRows(await claim(trx, grantId, usedAt)) > 0;
     },
     async markRotated(trx, tokenHash, rotatedAt) {
-      return affectedRows(await rotate(trx, tokenHash, rotatedAt)) > 0;
+      return changedRows(await rotate(trx, tokenHash, rotatedAt)) > 0;
     },
     async insertIssued(trx, { access, refresh, event }) {
       await insertAccess(trx, access.tokenHash, access.grantId, access.applicationId, access.userId,

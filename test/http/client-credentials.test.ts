@@ -2,22 +2,15 @@
 // one account that owns them (spec §5.5, DESIGN §2).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, basic, bearer, createClient, createPortfolio, createTestApp, createUser, tokenRequest,
+  type TestApp, type TestClient, assertError, basic, bearer, createClient, createPortfolio, createTestApp, createUser, tokenRequest,
 } from '../support/app.ts';
 
 function clientCredentials(t: TestApp, client: TestClient, extra: Record<string, string> = {}) {
   return tokenRequest(t, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, ...extra });
-}
-
-function assertError(response: LightMyRequestResponse, status: number, error: string): void {
-  assert.equal(response.statusCode, status, response.body);
-  assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'error_description']);
-  assert.equal(response.json().error, error);
 }
 
 describe('client credentials grant', () => {

@@ -6,7 +6,7 @@ import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, basic, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
+  type TestApp, type TestClient, assertError, basic, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
 } from '../support/app.ts';
 
 const START_SECONDS = Date.UTC(2026, 0, 15, 9, 0, 0) / 1000;
@@ -23,12 +23,6 @@ const credentials = (client: TestClient) => ({ client_id: client.clientId, clien
 function assertInactive(response: LightMyRequestResponse): void {
   assert.equal(response.statusCode, 200, response.body);
   assert.deepEqual(response.json(), { active: false });
-}
-
-function assertError(response: LightMyRequestResponse, status: number, error: string): void {
-  assert.equal(response.statusCode, status, response.body);
-  assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'error_description']);
-  assert.equal(response.json().error, error);
 }
 
 describe('token introspection', () => {

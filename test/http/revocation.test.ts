@@ -6,7 +6,7 @@ import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, basic, bearer, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
+  type TestApp, type TestClient, assertError, basic, bearer, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
 } from '../support/app.ts';
 
 interface Tokens { access_token: string; refresh_token: string }
@@ -31,12 +31,6 @@ function refresh(t: TestApp, client: TestClient, refreshToken: string) {
 function assertRevoked200(response: LightMyRequestResponse): void {
   assert.equal(response.statusCode, 200, response.body);
   assert.equal(response.body, '');
-}
-
-function assertError(response: LightMyRequestResponse, status: number, error: string): void {
-  assert.equal(response.statusCode, status, response.body);
-  assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'error_description']);
-  assert.equal(response.json().error, error);
 }
 
 describe('token revocation', () => {

@@ -1,5 +1,6 @@
 // An app on a fresh in-memory database with a fixed clock, and the few steps
 // most HTTP tests need: people, applications, sign-in, consent, tokens.
+import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createHash, randomBytes } from 'node:crypto';
 import { buildApp } from '../../src/app.ts';
@@ -160,3 +161,10 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const basic = (id: string, secret: string) => ({
   authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
 });
+
+/** An RFC 6749 §5.2 error answer: this status, a JSON body of exactly error and error_description, this code. */
+export function assertError(response: LightMyRequestResponse, status: number, error: string): void {
+  assert.equal(response.statusCode, status, response.body);
+  assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'error_description']);
+  assert.equal(response.json().error, error);
+}

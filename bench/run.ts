@@ -152,6 +152,10 @@ async function main(): Promise<number> {
   const barePort = await freePort();
   const bare = await startServer('bare-fastify', ['bench/baselines/bare-fastify.mjs', String(barePort), join(work, 'body.json')], barePort, '/readyz');
   servers.push(bare);
+  // The same two reads as Folio's bearer GET, in the same SQLite file, with nothing else around them.
+  const floorPort = await freePort();
+  const floor = await startServer('fastify-sqlite', ['bench/baselines/fastify-sqlite.mjs', String(floorPort), join(work, 'main.db')], floorPort, '/readyz');
+  servers.push(floor);
   const oidcPort = await freePort();
   const oidc = await startServer('oidc-provider', ['bench/baselines/oidc-provider.mjs', String(oidcPort), 'bench-client', 'bench-secret'], oidcPort, '/.well-known/openid-configuration');
   servers.push(oidc);
@@ -160,6 +164,8 @@ async function main(): Promise<number> {
 
   const scenarios: Scenario[] = ([
     { name: 'bare Fastify GET (same JSON)', backend: '—', server: bare, spec: async () => load(bare, 'get', '/api/v2/portfolios.json') },
+    { name: 'Fastify + the same two SQLite reads, nothing else', backend: '—', server: floor, versus: 'bare Fastify',
+      spec: async () => load(floor, 'get', '/api/v2/portfolios.json', { headers: { authorization: `Bearer ${sqlite.main.bearer[0]}` } }) },
     { name: 'oidc-provider client_credentials token', backend: 'memory', server: oidc,
       spec: async () => load(oidc, 'post', '/token', { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
     { name: 'oidc-provider introspection', backend: 'memory', server: oidc,

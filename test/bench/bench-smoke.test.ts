@@ -17,7 +17,7 @@ describe('npm run bench:smoke', () => {
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     assert.equal(status, 0, output);
-    for (const scenario of ['bare Fastify GET', 'oidc-provider client_credentials token', 'oidc-provider introspection',
+    for (const scenario of ['bare Fastify GET', 'Fastify + the same two SQLite reads', 'oidc-provider client_credentials token', 'oidc-provider introspection',
       'bearer GET /api/v2/portfolios.json', 'client_credentials', 'refresh_token', 'authorization_code']) {
       assert.ok(output.includes(scenario), `${scenario} ran\n${output}`);
     }

@@ -3,7 +3,7 @@
 // about which emails exist) and per client address, with growing lockouts.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Clock } from '../platform/clock.ts';
-import type { LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
+import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -65,39 +65,64 @@ export function waitInWords(ms: number): string {
 
 export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
 
+/** A sign-in attempt as the throttle saw it before any password was checked. */
+export interface SignInAttempt {
+  /** More than 0: locked; no password may be checked, and nothing was counted. */
+  refusedForMs: number;
+  /** How long the account or address is locked if this attempt fails (it is already counted). */
+  lockedIfWrongMs: number;
+  counted: { key: string; attempt: CountedAttempt }[];
+}
+
 export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Clock }) {
-  const keysFor = (email: string | undefined, ip: string) =>
-    email === undefined ? [addressKey(ip)] : [accountKey(email), addressKey(ip)];
   const remaining = (until: number | null | undefined) => {
     const wait = (until ?? 0) - deps.clock.now();
     return wait > 0 ? wait : 0;
   };
 
   return {
-    /** Milliseconds until this email may be tried from this address again; 0 when it may now. */
-    async lockedFor(email: string | undefined, ip: string): Promise<number> {
-      return remaining(await deps.store.lockedUntil(keysFor(email, ip), deps.clock.now()));
+    /**
+     * Counts a sign-in attempt as a failure against the account and the address
+     * before its password is checked. Counting afterwards let a burst of parallel
+     * guesses all pass the lock check while the first ones were still being hashed.
+     */
+    async begin(email: string | undefined, ip: string): Promise<SignInAttempt> {
+      const now = deps.clock.now();
+      // The account first: a locked account must not cost its address a count.
+      const limits: [string, LockoutPolicy][] = email === undefined
+        ? [[addressKey(ip), addressLockout]]
+        : [[accountKey(email), accountLockout], [addressKey(ip), addressLockout]];
+      const counted: SignInAttempt['counted'] = [];
+      for (const [key, policy] of limits) {
+        const attempt = await deps.store.countAttempt(key, now, policy);
+        if (!attempt.allowed) {
+          for (const earlier of counted) await deps.store.forgiveAttempt(earlier.key, earlier.attempt);
+          return { refusedForMs: Math.max(1, remaining(attempt.lockedUntil)), lockedIfWrongMs: 0, counted: [] };
+        }
+        counted.push({ key, attempt });
+      }
+      return { refusedForMs: 0, lockedIfWrongMs: Math.max(0, ...counted.map(({ attempt }) => remaining(attempt.lockedUntil))), counted };
     },
 
-    /** Counts a failed sign-in against the account and the address; returns how long they are now locked. */
-    async recordFailure(email: string | undefined, ip: string): Promise<number> {
-      const now = deps.clock.now();
-      const byAddress = await deps.store.recordFailure(addressKey(ip), now, addressLockout);
-      const byAccount = email === undefined ? undefined : await deps.store.recordFailure(accountKey(email), now, accountLockout);
-      return Math.max(remaining(byAddress.lockedUntil), remaining(byAccount?.lockedUntil));
+    /**
+     * The password was right. The account's count goes; the address only takes back
+     * this attempt: otherwise one account of the attacker's own would reset it between guesses.
+     */
+    async succeeded(attempt: SignInAttempt, email: string): Promise<void> {
+      for (const { key, attempt: counted } of attempt.counted) {
+        if (key !== accountKey(email)) await deps.store.forgiveAttempt(key, counted);
+      }
+      await deps.store.clearFailures(accountKey(email));
+    },
+
+    /** Milliseconds until this address may try again; 0 when it may now. */
+    async addressLockedFor(ip: string): Promise<number> {
+      return remaining(await deps.store.lockedUntil([addressKey(ip)], deps.clock.now()));
     },
 
     /** Counts a failure against the address only (e.g. a sign-up for an email already taken). */
     async recordAddressFailure(ip: string): Promise<number> {
       return remaining((await deps.store.recordFailure(addressKey(ip), deps.clock.now(), addressLockout)).lockedUntil);
-    },
-
-    /**
-     * A correct password clears the account's count. The address keeps its count:
-     * otherwise one account of the attacker's own would reset it between guesses.
-     */
-    async recordSuccess(email: string): Promise<void> {
-      await deps.store.clearFailures(accountKey(email));
     },
   };
 }

@@ -140,12 +140,30 @@ export interface FailureCount {
   lockedUntil: number | null;
 }
 
+/** A sign-in attempt counted as a failure before its password is checked. */
+export interface CountedAttempt extends FailureCount {
+  /** False when a lock was already in force: nothing was counted, and no password may be checked. */
+  allowed: boolean;
+  /** The key's lock before this attempt (null, or one that had ended), for `forgiveAttempt`. */
+  previousLockedUntil: number | null;
+}
+
 /** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
 export interface LoginThrottleStore {
   /** The latest lock among `keys` still in force at `now`, or undefined when none is. */
   lockedUntil(keys: readonly string[], now: number): Promise<number | undefined>;
   /** Counts one failure in one atomic upsert (concurrent failures all count) and locks as `policy` says. */
   recordFailure(key: string, now: number, policy: LockoutPolicy): Promise<FailureCount>;
+  /**
+   * Like `recordFailure`, but only when no lock is in force, decided in the same
+   * atomic step: of concurrent attempts, none gets past a lock another one set.
+   */
+  countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt>;
+  /**
+   * Takes back an allowed attempt that was not a failure after all: one failure
+   * less, and the lock it set undone unless a later attempt has changed it.
+   */
+  forgiveAttempt(key: string, attempt: CountedAttempt): Promise<void>;
   clearFailures(key: string): Promise<void>;
   /** Deletes counters untouched since `olderThan` and not locked past it. */
   forgetFailuresBefore(olderThan: number): Promise<number>;

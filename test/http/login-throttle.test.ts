@@ -23,6 +23,20 @@ async function attempt(t: TestApp, email: string, password: string, remoteAddres
   });
 }
 
+/** Fetches every form first, then posts them all at once: the attempts race each other. */
+async function burst(t: TestApp, emails: string[], password: string, remoteAddress = '127.0.0.1') {
+  const posts = [];
+  for (const email of emails) {
+    const page = await t.app.inject({ method: 'GET', url: '/login', remoteAddress });
+    posts.push({
+      method: 'POST' as const, url: '/login', remoteAddress,
+      ...form({ csrf_token: hiddenField(page.body, 'csrf_token'), return_to: '/', email, password }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader(cookiesFrom(page)) },
+    });
+  }
+  return Promise.all(posts.map((post) => t.app.inject(post)));
+}
+
 async function fail(t: TestApp, email: string, times: number, remoteAddress?: string) {
   for (let i = 0; i < times; i++) await attempt(t, email, 'wrong password', remoteAddress);
 }
@@ -124,6 +138,17 @@ describe('sign-in failure limits', () => {
       assert.equal(hashRead, true, 'the spy sees a real check');
     });
 
+    it('checks five passwords of a burst of parallel guesses, and refuses the rest unchecked', async () => {
+      const answers = await burst(t, Array.from({ length: 12 }, () => user.email), 'wrong');
+      assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [...Array(4).fill(401), ...Array(8).fill(429)]);
+      const failures = (await t.storage.audit.listEventsForUser(user.id, 20)).filter((event) => event.type === 'sign_in.failure');
+      assert.equal(failures.length, 12);
+      assert.equal(failures.filter((event) => event.detail.locked !== true).length, 5, 'passwords checked');
+      // The refused guesses did not count: the lock is the fifth failure's minute, no longer.
+      t.clock.advance(MINUTE);
+      assert.equal((await attempt(t, user.email, PASSWORD)).statusCode, 303);
+    });
+
     it('records every failed attempt as sign_in.failure, those refused while locked too', async () => {
       await fail(t, user.email, 6);
       const events = await t.storage.audit.listEventsForUser(user.id, 20);
@@ -192,6 +217,25 @@ describe('sign-in failure limits', () => {
       // Even a right password for an untouched account waits, from that address only.
       assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.7')).statusCode, 429);
       assert.equal((await attempt(t, user.email, PASSWORD, '198.51.100.1')).statusCode, 303);
+    });
+
+    it('checks twenty passwords of a parallel burst across many emails from one address', async () => {
+      const answers = await burst(t, Array.from({ length: 30 }, (_, i) => `sprayed${i}@example.test`), 'wrong', '203.0.113.9');
+      const statuses = answers.map((answer) => answer.statusCode);
+      assert.equal(statuses.filter((status) => status === 401).length, 19);
+      assert.equal(statuses.filter((status) => status === 429).length, 11);
+      // Only the twenty checked guesses counted: the lock is the twentieth failure's minute,
+      // where thirty would have locked the address for an hour.
+      t.clock.advance(MINUTE);
+      assert.equal((await attempt(t, 'sprayed0@example.test', 'wrong', '203.0.113.9')).statusCode, 429, 'the 21st failure locks again');
+      t.clock.advance(2 * MINUTE);
+      assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.9')).statusCode, 303);
+    });
+
+    it('does not lock the address when the attempt that reached twenty had the right password', async () => {
+      for (let i = 0; i < 19; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.6');
+      assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.6')).statusCode, 303);
+      assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.6')).statusCode, 303);
     });
 
     it('keeps the address count across a successful sign-in', async () => {

@@ -90,4 +90,53 @@ describeStorageContract('login failures', (target) => {
     assert.equal(await loginThrottle.lockedUntil(['address:a'], T0), T0 + 3 * MINUTE);
     assert.deepEqual(await loginThrottle.recordFailure('account:a', T0, policy), { failures: 1, lockedUntil: null });
   });
+
+  it('counts attempts like failures, and refuses without counting while a lock is in force', async () => {
+    const { loginThrottle } = target().storage;
+    const first = await loginThrottle.countAttempt('k', T0, policy);
+    assert.deepEqual(first, { allowed: true, failures: 1, lockedUntil: null, previousLockedUntil: null });
+    await loginThrottle.countAttempt('k', T0, policy);
+    assert.deepEqual(await loginThrottle.countAttempt('k', T0, policy), { allowed: true, failures: 3, lockedUntil: T0 + 3 * MINUTE, previousLockedUntil: null });
+    const refused = await loginThrottle.countAttempt('k', T0 + MINUTE, policy);
+    assert.deepEqual(refused, { allowed: false, failures: 3, lockedUntil: T0 + 3 * MINUTE, previousLockedUntil: T0 + 3 * MINUTE });
+    // Once the lock has ended the next attempt is allowed and counted, and locks longer.
+    assert.deepEqual(await loginThrottle.countAttempt('k', T0 + 3 * MINUTE, policy),
+      { allowed: true, failures: 4, lockedUntil: T0 + 7 * MINUTE, previousLockedUntil: T0 + 3 * MINUTE });
+  });
+
+  it('lets exactly as many concurrent attempts through as the policy allows before its lock', async () => {
+    const { loginThrottle } = target().storage;
+    const attempts = await Promise.all(Array.from({ length: 12 }, () => loginThrottle.countAttempt('k', T0, policy)));
+    assert.equal(attempts.filter((attempt) => attempt.allowed).length, 3);
+    assert.deepEqual(attempts.filter((attempt) => attempt.allowed).map((attempt) => attempt.failures).sort(), [1, 2, 3]);
+    assert.equal(await loginThrottle.lockedUntil(['k'], T0), T0 + 3 * MINUTE);
+  });
+
+  it('forgives an attempt: one failure less, and the lock it set gives way to the one before', async () => {
+    const { loginThrottle } = target().storage;
+    for (let i = 0; i < 2; i++) await loginThrottle.countAttempt('k', T0, policy);
+    const third = await loginThrottle.countAttempt('k', T0, policy);
+    await loginThrottle.forgiveAttempt('k', third);
+    assert.equal(await loginThrottle.lockedUntil(['k'], T0), undefined);
+    // Counted from two again: the next attempt is the third, and locks.
+    assert.deepEqual(await loginThrottle.countAttempt('k', T0, policy), { allowed: true, failures: 3, lockedUntil: T0 + 3 * MINUTE, previousLockedUntil: null });
+  });
+
+  it('leaves a lock that a later attempt changed, and forgives nothing for a refused attempt', async () => {
+    const { loginThrottle } = target().storage;
+    const long: LockoutPolicy = { forgetAfterMs: DAY, lockoutMs: (failures) => (failures >= 2 ? failures * MINUTE : 0) };
+    await loginThrottle.countAttempt('k', T0, long);
+    const second = await loginThrottle.countAttempt('k', T0, long);
+    assert.equal(second.lockedUntil, T0 + 2 * MINUTE);
+    // A later attempt after that lock ended set a lock of its own.
+    const third = await loginThrottle.countAttempt('k', T0 + 2 * MINUTE, long);
+    assert.equal(third.lockedUntil, T0 + 5 * MINUTE);
+    await loginThrottle.forgiveAttempt('k', second);
+    assert.equal(await loginThrottle.lockedUntil(['k'], T0 + 2 * MINUTE), T0 + 5 * MINUTE);
+    const refused = await loginThrottle.countAttempt('k', T0 + 3 * MINUTE, long);
+    assert.equal(refused.allowed, false);
+    await loginThrottle.forgiveAttempt('k', refused);
+    // Three counted, one forgiven: the next attempt after the lock is the third again.
+    assert.equal((await loginThrottle.countAttempt('k', T0 + 5 * MINUTE, long)).failures, 3);
+  });
 });

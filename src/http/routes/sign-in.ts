@@ -75,23 +75,21 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       reply.header('retry-after', String(Math.ceil(ms / 1000)));
       return showForm(request, reply, returnTo, 429, email, lockedMessage(ms));
     };
-    // Checked before any password is hashed: a locked account or address gets no guesses.
-    const locked = await deps.throttle.lockedFor(account, request.ip);
-    if (locked > 0) {
-      const userId = account === undefined ? null : (await deps.users.findUserCredentials(account))?.id ?? null;
-      await deps.audit.recordEvent({ type: 'sign_in.failure', userId, applicationId: null, ip: request.ip, detail: { locked: true }, createdAt: now });
-      return showLocked(locked);
-    }
+    // Counted before any password is hashed: a locked account or address gets no guesses.
+    const attempt = await deps.throttle.begin(account, request.ip);
     const user = account === undefined ? undefined : await deps.users.findUserCredentials(account);
+    if (attempt.refusedForMs > 0) {
+      await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: { locked: true }, createdAt: now });
+      return showLocked(attempt.refusedForMs);
+    }
     // An unknown email costs as much as a wrong password, so timing does not reveal accounts.
     const valid = user === undefined ? await verifyAgainstDummy(password) : await verifyPassword(password, user.passwordHash);
     if (user === undefined || !valid) {
       await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
-      const lockedNow = await deps.throttle.recordFailure(account, request.ip);
-      if (lockedNow > 0) return showLocked(lockedNow);
+      if (attempt.lockedIfWrongMs > 0) return showLocked(attempt.lockedIfWrongMs);
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
-    await deps.throttle.recordSuccess(user.email);
+    await deps.throttle.succeeded(attempt, user.email);
     await deps.sessions.start(request, reply, user.id);
     await deps.audit.recordEvent({ type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
     return reply.redirect(returnTo, 303);

@@ -67,7 +67,7 @@ export function registerSignUp(app: FastifyInstance, deps: SignUpDeps): void {
       reply.header('retry-after', String(Math.ceil(ms / 1000)));
       return showForm(request, reply, returnTo, 429, { values: kept, error: `Too many attempts from your network. Try again in ${waitInWords(ms)}.` });
     };
-    const locked = await deps.throttle.lockedFor(undefined, request.ip);
+    const locked = await deps.throttle.addressLockedFor(request.ip);
     if (locked > 0) return showLocked(locked);
 
     const result = validateSignUp(body);

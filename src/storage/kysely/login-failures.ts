@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
-import type { FailureCount, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
+import type { CountedAttempt, FailureCount, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -39,6 +39,50 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
       await trx.updateTable('login_failures').set({ locked_until: lockedUntil }).where('key', '=', key).execute();
       return { failures, lockedUntil };
     });
+  }
+
+  // The same upsert, except that a lock in force leaves the row as it is. On PostgreSQL
+  // the upsert's row lock is held until the lock below is written, so a concurrent
+  // attempt waits and then sees that lock; SQLite runs one transaction at a time.
+  async countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt> {
+    return this.db.transaction().execute(async (trx) => {
+      const inForce = sql<boolean>`(login_failures.locked_until is not null and login_failures.locked_until > ${now})`;
+      const forgotten = sql<boolean>`(login_failures.updated_at <= ${now - policy.forgetAfterMs} and not ${inForce})`;
+      const counted = await trx.insertInto('login_failures')
+        .values({ key, failures: 1, locked_until: null, updated_at: now })
+        .onConflict((conflict) => conflict.column('key').doUpdateSet({
+          failures: sql<number>`case when ${inForce} then login_failures.failures when ${forgotten} then 1 else login_failures.failures + 1 end`,
+          locked_until: sql<number | null>`case when ${forgotten} then null else login_failures.locked_until end`,
+          updated_at: sql<number>`case when ${inForce} then login_failures.updated_at else ${now} end`,
+        }))
+        .returning(['failures', 'locked_until'])
+        .executeTakeFirstOrThrow();
+      const failures = Number(counted.failures);
+      const previousLockedUntil = counted.locked_until === null ? null : Number(counted.locked_until);
+      if (previousLockedUntil !== null && previousLockedUntil > now) {
+        return { allowed: false, failures, lockedUntil: previousLockedUntil, previousLockedUntil };
+      }
+      const lockMs = policy.lockoutMs(failures);
+      if (lockMs <= 0) return { allowed: true, failures, lockedUntil: null, previousLockedUntil };
+      const lockedUntil = now + lockMs;
+      await trx.updateTable('login_failures').set({ locked_until: lockedUntil }).where('key', '=', key).execute();
+      return { allowed: true, failures, lockedUntil, previousLockedUntil };
+    });
+  }
+
+  async forgiveAttempt(key: string, attempt: CountedAttempt): Promise<void> {
+    if (!attempt.allowed) return;
+    const setByThisAttempt = attempt.lockedUntil;
+    await this.db.updateTable('login_failures')
+      .set({
+        failures: sql<number>`login_failures.failures - 1`,
+        ...(setByThisAttempt === null ? {} : {
+          locked_until: sql<number | null>`case when login_failures.locked_until = ${setByThisAttempt} then ${attempt.previousLockedUntil} else login_failures.locked_until end`,
+        }),
+      })
+      .where('key', '=', key)
+      .where('failures', '>', 0)
+      .execute();
   }
 
   async clearFailures(key: string): Promise<void> {

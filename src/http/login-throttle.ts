@@ -65,7 +65,7 @@ export function waitInWords(ms: number): string {
 
 export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
 
-/** A sign-in attempt as the throttle saw it before any password was checked. */
+/** A sign-in (or sign-up) attempt as the throttle saw it before any password or email was checked. */
 export interface SignInAttempt {
   /** More than 0: locked; no password may be checked, and nothing was counted. */
   refusedForMs: number;
@@ -115,14 +115,9 @@ export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Cl
       await deps.store.clearFailures(accountKey(email));
     },
 
-    /** Milliseconds until this address may try again; 0 when it may now. */
-    async addressLockedFor(ip: string): Promise<number> {
-      return remaining(await deps.store.lockedUntil([addressKey(ip)], deps.clock.now()));
-    },
-
-    /** Counts a failure against the address only (e.g. a sign-up for an email already taken). */
-    async recordAddressFailure(ip: string): Promise<number> {
-      return remaining((await deps.store.recordFailure(addressKey(ip), deps.clock.now(), addressLockout)).lockedUntil);
+    /** Takes the whole attempt back (a sign-up that did not find its email taken). */
+    async notAFailure(attempt: SignInAttempt): Promise<void> {
+      for (const { key, attempt: counted } of attempt.counted) await deps.store.forgiveAttempt(key, counted);
     },
   };
 }

@@ -150,13 +150,10 @@ export interface CountedAttempt extends FailureCount {
 
 /** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
 export interface LoginThrottleStore {
-  /** The latest lock among `keys` still in force at `now`, or undefined when none is. */
-  lockedUntil(keys: readonly string[], now: number): Promise<number | undefined>;
-  /** Counts one failure in one atomic upsert (concurrent failures all count) and locks as `policy` says. */
-  recordFailure(key: string, now: number, policy: LockoutPolicy): Promise<FailureCount>;
   /**
-   * Like `recordFailure`, but only when no lock is in force, decided in the same
-   * atomic step: of concurrent attempts, none gets past a lock another one set.
+   * Counts one attempt as a failure, in one atomic upsert, and locks as `policy`
+   * says; but only when no lock is in force, decided in the same step: of
+   * concurrent attempts, none gets past a lock another one set.
    */
   countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt>;
   /**

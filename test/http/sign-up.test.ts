@@ -157,6 +157,25 @@ describe('sign-up', () => {
       assert.equal((await submit(t, valid, {}, { remoteAddress: '198.51.100.2' })).statusCode, 303);
     });
 
+    it('learns no more taken emails from a parallel burst than one at a time, and keeps the lock short', async () => {
+      const existing = await createUser(t);
+      const answers = await Promise.all(Array.from({ length: 30 }, () => submit(t, { ...valid, email: existing.email }, {}, { remoteAddress: '203.0.113.9' })));
+      const statuses = answers.map((answer) => answer.statusCode);
+      assert.equal(statuses.filter((status) => status === 409).length, 19);
+      assert.equal(statuses.filter((status) => status === 429).length, 11);
+      // Only the twenty looked-up emails counted: a minute later the address may sign up
+      // again, where thirty failures would have locked it for an hour.
+      t.clock.advance(60_000);
+      assert.equal((await submit(t, valid, {}, { remoteAddress: '203.0.113.9' })).statusCode, 303);
+    });
+
+    it('does not count sign-ups that succeed or fail validation against the address', async () => {
+      for (let i = 0; i < 21; i++) {
+        assert.equal((await submit(t, { ...valid, email: `new${i}@example.test` }, {}, { remoteAddress: '203.0.113.10' })).statusCode, 303, `sign-up ${i + 1}`);
+        assert.equal((await submit(t, { ...valid, email: 'not an email' }, {}, { remoteAddress: '203.0.113.10' })).statusCode, 400);
+      }
+    });
+
     it('refuses a submission without the CSRF token and creates nothing', async () => {
       const jar: Jar = {};
       await openForm(t, jar);

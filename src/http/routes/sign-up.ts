@@ -67,20 +67,25 @@ export function registerSignUp(app: FastifyInstance, deps: SignUpDeps): void {
       reply.header('retry-after', String(Math.ceil(ms / 1000)));
       return showForm(request, reply, returnTo, 429, { values: kept, error: `Too many attempts from your network. Try again in ${waitInWords(ms)}.` });
     };
-    const locked = await deps.throttle.addressLockedFor(request.ip);
-    if (locked > 0) return showLocked(locked);
+    // Counted before the email is looked at, as a sign-in is: a burst of parallel
+    // sign-ups learns no more taken emails than the address's limit.
+    const attempt = await deps.throttle.begin(undefined, request.ip);
+    if (attempt.refusedForMs > 0) return showLocked(attempt.refusedForMs);
 
     const result = validateSignUp(body);
-    if (!result.ok) return showForm(request, reply, returnTo, 400, { values: result.values, errors: result.errors });
+    if (!result.ok) {
+      await deps.throttle.notAFailure(attempt);
+      return showForm(request, reply, returnTo, 400, { values: result.values, errors: result.errors });
+    }
     let user: User;
     try {
       user = await createUser(deps, { ...result.account, ip: request.ip });
     } catch (error) {
       if (!(error instanceof AccountError && error.reason === 'conflict')) throw error;
-      const lockedNow = await deps.throttle.recordAddressFailure(request.ip);
-      if (lockedNow > 0) return showLocked(lockedNow);
+      if (attempt.lockedIfWrongMs > 0) return showLocked(attempt.lockedIfWrongMs);
       return showForm(request, reply, returnTo, 409, { values: kept, errors: { email: EMAIL_TAKEN } });
     }
+    await deps.throttle.notAFailure(attempt);
     await deps.sessions.start(request, reply, user.id);
     return reply.redirect(afterSignUp(returnTo), 303);
   });

@@ -232,6 +232,13 @@ describe('sign-in failure limits', () => {
       assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.9')).statusCode, 303);
     });
 
+    it('does not count attempts refused by the address lock against the account', async () => {
+      for (let i = 0; i < 20; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.5');
+      for (let i = 0; i < 6; i++) assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.5')).statusCode, 429);
+      // Counted against the account, those six would have locked it everywhere.
+      assert.equal((await attempt(t, user.email, PASSWORD, '198.51.100.5')).statusCode, 303);
+    });
+
     it('does not lock the address when the attempt that reached twenty had the right password', async () => {
       for (let i = 0; i < 19; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.6');
       assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.6')).statusCode, 303);

@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { Database } from '../schema.ts';
+import { nameStatement } from '../statement-names.ts';
 
 export type PreparedQuery<Row, Args extends unknown[]> = (...args: Args) => Promise<Row[]>;
 
@@ -16,6 +17,9 @@ interface Compilable<Row> {
  * hottest statements are built once here. `build` is called once with
  * placeholders standing in for the arguments, so it must pass each argument to
  * the query builder unchanged (convert values before the call, not inside).
+ * On PostgreSQL the text is also parsed and planned once per connection
+ * (statement-names.ts), so keep these to look-ups and writes by key, whose
+ * generic plan is the plan any argument would get.
  */
 function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Compilable<Row>): (args: Args) => CompiledQuery<Row> {
   const placeholders = Array.from({ length: build.length }, (_, index) => `\u0000folio-argument-${index}`);
@@ -24,6 +28,7 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
   if (new Set(argumentAt.filter((index) => index !== -1)).size !== placeholders.length) {
     throw new Error(`a prepared statement does not use each of its ${placeholders.length} arguments unchanged: ${compiled.sql}`);
   }
+  nameStatement(compiled.sql);
   return (args) => ({ ...compiled, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
 }
 

@@ -1,7 +1,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
+import type { AuditEventType } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
+import type { IssuedTokens } from '../../src/storage/stores.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, accessTokenFor, createGrant, rawToken, refreshTokenFor, tokenPairFor } from './fixtures.ts';
@@ -127,6 +129,35 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(live, []);
   });
 
+  it('writes the audit event of an issue and of a rotation with its tokens, values intact', async () => {
+    const { storage } = target();
+    const { user, application, grant } = await createGrant(storage);
+    const first = withEvent(tokenPairFor(grant), 'token.issued', { note: 'quote " backslash \\ newline \n 📈', grant_id: grant.id });
+    first.access.scope = ['read', 'write'];
+    first.event!.ip = '2001:db8::1';
+    assert.equal(await storage.tokens.saveTokens(first), true);
+    const next = withEvent(tokenPairFor(grant, T0 + MINUTE), 'token.refreshed', { grant_id: grant.id });
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, next, T0 + MINUTE), true);
+
+    assert.deepEqual(await storage.tokens.findAccessToken(first.access.tokenHash), first.access);
+    const events = await storage.audit.listEventsForUser(user.id, 10, ['token.issued', 'token.refreshed']);
+    assert.deepEqual(events.map(({ id: _id, ...event }) => event), [next.event, first.event]);
+    assert.ok(events.every((event) => event.applicationId === application.id));
+  });
+
+  it('writes no audit event when an issue or a rotation is refused', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE);
+    const replay = withEvent(tokenPairFor(grant, T0 + 2 * MINUTE), 'token.refreshed', {});
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, replay, T0 + 2 * MINUTE), false);
+    await storage.grants.revokeGrant(grant.id, T0 + 3 * MINUTE);
+    assert.equal(await storage.tokens.saveTokens(withEvent(tokenPairFor(grant, T0 + 4 * MINUTE), 'token.issued', {})), false);
+    assert.deepEqual(await db.selectFrom('audit_events').select('type').execute(), []);
+  });
+
   it('revokes an access token once and reports unknown or already revoked tokens', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);
@@ -140,6 +171,11 @@ describeStorageContract('tokens', (target) => {
 });
 
 /** Every row rotation could touch, to prove a refused rotation wrote nothing. */
+function withEvent(tokens: IssuedTokens, type: AuditEventType, detail: Record<string, unknown>): IssuedTokens {
+  const { access } = tokens;
+  return { ...tokens, event: { type, userId: access.userId, applicationId: access.applicationId, ip: '203.0.113.9', detail, createdAt: access.createdAt } };
+}
+
 async function snapshot(db: Kysely<Database>) {
   return {
     access: await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute(),

@@ -12,8 +12,10 @@ import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
+import { issueInOneStatement } from './token-issue-postgres.ts';
+import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
-import { directStatements, groupCommit, separateTransactions } from './transactions.ts';
+import { directStatements, groupCommit } from './transactions.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
@@ -27,7 +29,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db, writes ?? directStatements(db))),
-    tokens: mappingErrors(new KyselyTokenStore(db, writes ?? separateTransactions(db))),
+    tokens: mappingErrors(new KyselyTokenStore(db, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),

@@ -1,13 +1,54 @@
-// The writes of every token issue, built and compiled once per database
-// (prepared.ts says why) and run inside the caller's transaction.
+// How a token issue reaches the database, and the writes it makes inside a
+// transaction, built and compiled once per database (prepared.ts says why).
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { preparedStatement } from './prepared.ts';
 import { auditEventRow } from './audit.ts';
 import { changedRows, scopeToColumn } from './columns.ts';
+import type { RunInTransaction } from './transactions.ts';
 
-export interface TokenWrites {
+/** Both operations are all or nothing: when one answers false, it wrote nothing. */
+export interface TokenIssue {
+  /** The tokens and their audit event, while their grant is live. */
+  save(tokens: IssuedTokens): Promise<boolean>;
+  /** The same, in exchange for the refresh token `previousHash`, unless another request rotated it first. */
+  rotate(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
+}
+
+/** Thrown inside a transaction to roll it back when a condition fails after a write. */
+class Abandon extends Error {}
+
+/** Each issue as a transaction of the statements below (on SQLite, inside a group commit). */
+export function issueInTransactions(db: Kysely<Database>, inTransaction: RunInTransaction): TokenIssue {
+  const writes = compileTokenWrites(db);
+  return {
+    save: (tokens) => inTransaction(async (trx) => {
+      if (!(await writes.claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
+      await writes.insertIssued(trx, tokens);
+      return true;
+    }),
+    // The conditional UPDATE of markRotated decides the race: SQLite runs one writer
+    // at a time; on PostgreSQL the loser waits for the winner's row lock and, under
+    // READ COMMITTED, re-checks the WHERE clause on the rotated row, matching nothing.
+    async rotate(previousHash, next, now) {
+      try {
+        return await inTransaction(async (trx) => {
+          if (!(await writes.claimLiveGrant(trx, next.access.grantId, now))) return false;
+          // The grant update must not stand alone: roll it back with the lost race.
+          if (!(await writes.markRotated(trx, previousHash, now))) throw new Abandon();
+          await writes.insertIssued(trx, next);
+          return true;
+        });
+      } catch (error) {
+        if (error instanceof Abandon) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+interface TokenWrites {
   /**
    * Marks the grant used only while it is live. Taking the grant row first, as
    * revokeGrant does, keeps one lock order (no deadlock on PostgreSQL) and means a
@@ -20,7 +61,7 @@ export interface TokenWrites {
   insertIssued(trx: Kysely<Database>, tokens: IssuedTokens): Promise<void>;
 }
 
-export function compileTokenWrites(db: Kysely<Database>): TokenWrites {
+function compileTokenWrites(db: Kysely<Database>): TokenWrites {
   const claim = preparedStatement((grantId: number, usedAt: number) => db.updateTable('grants')
     .set({ last_used_at: usedAt })
     .where('id', '=', grantId)

@@ -4,9 +4,9 @@ import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, prepared } from './prepared.ts';
 import { changedRows, scopeFromColumn } from './columns.ts';
-import { type TokenWrites, compileTokenWrites } from './token-writes.ts';
+import { type TokenIssue, issueInTransactions } from './token-writes.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
-import { type RunInTransaction, separateTransactions } from './transactions.ts';
+import { separateTransactions } from './transactions.ts';
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
   return {
@@ -25,28 +25,19 @@ function toRefreshToken(row: RefreshTokenRow): RefreshToken {
   return { ...toAccessToken(row), rotatedAt: row.rotated_at };
 }
 
-/** Thrown inside a transaction to roll it back when a condition fails after a write. */
-class Abandon extends Error {}
-
 export class KyselyTokenStore implements TokenStore {
   private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
   private readonly selectRefreshToken: PreparedQuery<RefreshTokenRow, [tokenHash: string]>;
-  private readonly writes: TokenWrites;
 
-  constructor(private readonly db: Kysely<Database>, private readonly inTransaction: RunInTransaction = separateTransactions(db)) {
+  constructor(private readonly db: Kysely<Database>, private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db))) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
     this.selectRefreshToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash));
-    this.writes = compileTokenWrites(db);
   }
 
-  async saveTokens(tokens: IssuedTokens): Promise<boolean> {
-    return this.inTransaction(async (trx) => {
-      if (!(await this.writes.claimLiveGrant(trx, tokens.access.grantId, tokens.access.createdAt))) return false;
-      await this.writes.insertIssued(trx, tokens);
-      return true;
-    });
+  saveTokens(tokens: IssuedTokens): Promise<boolean> {
+    return this.issue.save(tokens);
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessToken | undefined> {
@@ -59,22 +50,10 @@ export class KyselyTokenStore implements TokenStore {
     return row && toRefreshToken(row);
   }
 
-  // RFC 9700 §4.14.2 rotation. The conditional UPDATE decides the race: on PostgreSQL
-  // concurrent updaters block on the row lock and, under READ COMMITTED, re-check the
-  // WHERE clause once the winner commits, so they match nothing; SQLite serializes writers.
-  async rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
-    try {
-      return await this.inTransaction(async (trx) => {
-        if (!(await this.writes.claimLiveGrant(trx, next.access.grantId, now))) return false;
-        // The grant update must not stand alone: roll it back with the lost race.
-        if (!(await this.writes.markRotated(trx, previousHash, now))) throw new Abandon();
-        await this.writes.insertIssued(trx, next);
-        return true;
-      });
-    } catch (error) {
-      if (error instanceof Abandon) return false;
-      throw error;
-    }
+  // RFC 9700 §4.14.2 rotation: exactly one of the requests presenting the same
+  // refresh token wins (token-writes.ts, token-issue-postgres.ts say how).
+  rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
+    return this.issue.rotate(previousHash, next, now);
   }
 
   async revokeAccessToken(tokenHash: string, now: number): Promise<boolean> {

@@ -1,0 +1,105 @@
+// PostgreSQL: each token issue is one statement, so one round trip and one
+// implicit transaction, where a transaction of its own statements took seven
+// (BEGIN, grant, rotation, two inserts, audit event, COMMIT).
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+import type { IssuedTokens } from '../stores.ts';
+import { auditEventRow } from './audit.ts';
+import { scopeToColumn } from './columns.ts';
+import { preparedStatement } from './prepared.ts';
+import type { TokenIssue } from './token-writes.ts';
+
+/**
+ * The rows travel as JSON arrays (one element, or none when the issue has no
+ * refresh token or event) and become rows of the table's own type through
+ * json_populate_recordset, so the statement text stays the same for every issue.
+ */
+function issuedRows({ access, refresh, event }: IssuedTokens): [access: string, refresh: string, event: string] {
+  const tokenRow = (token: typeof access) => ({
+    token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
+    scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
+  });
+  return [
+    JSON.stringify([tokenRow(access)]),
+    JSON.stringify(refresh ? [{ ...tokenRow(refresh), rotated_at: refresh.rotatedAt }] : []),
+    JSON.stringify(event ? [auditEventRow(event)] : []),
+  ];
+}
+
+/**
+ * The inserts of an issue, each taking its rows only when `gate` (a CTE) returned
+ * one: a row out of `gate` means the conditions held and its row locks are taken,
+ * so nothing is written otherwise, and no insert can run ahead of those locks.
+ */
+function insertsAfter(gate: string, access: unknown, refresh: unknown, event: unknown) {
+  return sql`
+    issued_access as (
+      insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at)
+      select r.token_hash, r.grant_id, r.application_id, r.user_id, r.scope, r.created_at, r.expires_at, r.revoked_at
+      from ${sql.table(gate)}, json_populate_recordset(null::access_tokens, ${access}::json) as r
+    ), issued_refresh as (
+      insert into refresh_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, rotated_at, revoked_at)
+      select r.token_hash, r.grant_id, r.application_id, r.user_id, r.scope, r.created_at, r.expires_at, r.rotated_at, r.revoked_at
+      from ${sql.table(gate)}, json_populate_recordset(null::refresh_tokens, ${refresh}::json) as r
+    ), issued_event as (
+      insert into audit_events (type, user_id, application_id, ip, detail, created_at)
+      select r.type, r.user_id, r.application_id, r.ip, r.detail, r.created_at
+      from ${sql.table(gate)}, json_populate_recordset(null::audit_events, ${event}::json) as r
+    )`;
+}
+
+/**
+ * Lock order is revokeGrant's: the grant row first, then the refresh token. The
+ * inserts read their gate's rows, so they cannot run before those locks are held
+ * (PostgreSQL orders independent WITH sub-statements as it likes, but a
+ * sub-statement that reads another's RETURNING rows waits for them). A
+ * revocation that commits first leaves the grant update matching nothing.
+ */
+export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
+  const save = preparedStatement((grantId: number, usedAt: number, access: string, refresh: string, event: string) => ({
+    compile: () => sql`
+      with claimed as (
+        update grants set last_used_at = ${usedAt} where id = ${grantId} and revoked_at is null returning id
+      ), ${insertsAfter('claimed', access, refresh, event)}
+      select id from claimed`.compile(db),
+  }));
+
+  // RFC 9700 §4.14.2: of the requests presenting one refresh token, exactly one
+  // rotates it. A loser waits for the winner's lock on the token row and, under
+  // READ COMMITTED, re-checks the WHERE clause on the rotated row: it matches
+  // nothing, and the inserts, which read `rotated`, insert nothing. The grant is
+  // only touched when the token looked rotatable, so a replayed token (reuse
+  // detection's case) leaves it alone; two truly simultaneous requests may both
+  // set its last use, to within the same moment.
+  const rotate = preparedStatement((
+    grantId: number, previousHash: string, now: number, access: string, refresh: string, event: string,
+  ) => ({
+    compile: () => sql`
+      with claimed as (
+        update grants set last_used_at = ${now}
+        where id = ${grantId} and revoked_at is null
+          and exists (
+            select 1 from refresh_tokens
+            where token_hash = ${previousHash} and rotated_at is null and revoked_at is null
+          )
+        returning id
+      ), rotated as (
+        update refresh_tokens set rotated_at = ${now}
+        where token_hash = ${previousHash} and rotated_at is null and revoked_at is null
+          and exists (select 1 from claimed)
+        returning token_hash
+      ), ${insertsAfter('rotated', access, refresh, event)}
+      select token_hash from rotated`.compile(db),
+  }));
+
+  return {
+    async save(tokens) {
+      const result = await save(db, tokens.access.grantId, tokens.access.createdAt, ...issuedRows(tokens));
+      return result.rows.length > 0;
+    },
+    async rotate(previousHash, next, now) {
+      const result = await rotate(db, next.access.grantId, previousHash, now, ...issuedRows(next));
+      return result.rows.length > 0;
+    },
+  };
+}

@@ -45,17 +45,29 @@ export function createPostgresKysely(connectionString: string, options: { queryT
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */
 function preparingNamedStatements(pool: pg.Pool): PostgresPool {
+  // One wrapper per pooled client, for as long as it lives: Kysely keys its
+  // connection objects by what connect() returns (a WeakMap), so a fresh wrapper
+  // on every checkout would build a new one per query and fill that map.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = (text: string, parameters: readonly unknown[]) => {
+      const name = statementName(text);
+      const values = parameters as unknown[];
+      return client.query(name === undefined ? { text, values } : { name, text, values });
+    };
+    // Only the (sql, parameters) form: the cursor form serves Kysely's streaming,
+    // which needs a cursor class in the dialect's options, and Folio gives none.
+    return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+  };
   return {
     async connect() {
       const client = await pool.connect();
-      const query = (text: string, parameters: readonly unknown[]) => {
-        const name = statementName(text);
-        const values = parameters as unknown[];
-        return client.query(name === undefined ? { text, values } : { name, text, values });
-      };
-      // Only the (sql, parameters) form: the cursor form serves Kysely's streaming,
-      // which needs a cursor class in the dialect's options, and Folio gives none.
-      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
     },
     end: () => pool.end(),
   };

@@ -1,7 +1,7 @@
 // `npm run bench`: Folio against a bare Fastify route and node-oidc-provider, in
 // one run, on SQLite and PostgreSQL. `npm run bench:smoke`: a few hundred
 // requests per scenario, checking only that every answer is 2xx.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -37,8 +37,8 @@ const largeTokens = Number(args['large-tokens'] ?? (smoke ? 5000 : 1_000_000));
 const smallTokens = 1000;
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
-/** Folio as deployed: `npm run serve` (package.json), the built bundle with V8's young generation capped. */
-const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=8'];
+/** Folio as deployed: the Node flags of `npm run serve` in package.json, read from there so the two cannot drift. */
+const PRODUCTION_NODE_FLAGS = serveScriptFlags();
 const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION_NODE_FLAGS, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 
@@ -234,3 +234,12 @@ try {
   await cleanup();
 }
 process.exit(status);
+
+function serveScriptFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const words = scripts.serve!.split(/\s+/);
+  if (words[0] !== 'node' || words.slice(-2).join(' ') !== 'dist/main.js serve') {
+    throw new Error(`package.json's serve script is not "node [flags] dist/main.js serve": ${scripts.serve}`);
+  }
+  return words.slice(1, -2);
+}

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createSqliteKysely } from '../../src/storage/dialects.ts';
+import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { StorageUnavailableError } from '../../src/storage/stores.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
@@ -95,6 +96,16 @@ describe('SQLite connection settings', () => {
     const db = createSqliteKysely(':memory:');
     const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
     assert.deepEqual(rows, [{ cache_size: -4000 }]);
+    await db.destroy();
+  });
+});
+
+describe('statements compiled once', () => {
+  it('refuse select * and returning *, whose result columns a migration could change', async () => {
+    const db = createSqliteKysely(':memory:');
+    assert.throws(() => prepared(db, (id: number) => db.selectFrom('users').selectAll().where('id', '=', id)), /must name its columns/);
+    assert.throws(() => preparedStatement((id: number) => db.deleteFrom('users').where('id', '=', id).returningAll()), /must name its columns/);
+    assert.doesNotThrow(() => prepared(db, (id: number) => db.selectFrom('users').select(['id', 'email']).where('id', '=', id)));
     await db.destroy();
   });
 });

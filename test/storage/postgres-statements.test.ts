@@ -64,4 +64,22 @@ describe('named statements on PostgreSQL', { skip }, () => {
       assert.equal((await preparedOn(connection)).length, prepared.length);
     });
   });
+
+  // A rolling deploy: the new release migrates while instances of the old one still serve.
+  it('keeps serving a prepared look-up after a migration adds a column to its table', async () => {
+    const { grant } = await createGrant(storage);
+    const access = accessTokenFor(grant);
+    await storage.tokens.saveTokens({ access });
+
+    await db.connection().execute(async (connection) => {
+      const tokens = new KyselyTokenStore(connection);
+      for (let run = 0; run < 8; run += 1) await tokens.findAccessToken(access.tokenHash);
+      await sql`alter table access_tokens add column added_later text`.execute(db);
+      try {
+        assert.deepEqual(await tokens.findAccessToken(access.tokenHash), access);
+      } finally {
+        await sql`alter table access_tokens drop column added_later`.execute(db);
+      }
+    });
+  });
 });

@@ -2,7 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { Application, ApplicationChanges, NewApplication } from '../records.ts';
 import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
+import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { changedRows, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 function toApplication(row: ApplicationRow): Application {
@@ -30,12 +30,17 @@ function changesToColumns(changes: ApplicationChanges): Updateable<ApplicationsT
   return columns;
 }
 
+const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
+  'id', 'owner_id', 'name', 'client_id', 'secret_hash', 'redirect_uris', 'confidential', 'pkce_required', 'scopes',
+  'created_at', 'updated_at',
+]);
+
 export class KyselyApplicationStore implements ApplicationStore {
   private readonly selectByClientId: PreparedQuery<ApplicationRow, [clientId: string]>;
 
   constructor(private readonly db: Kysely<Database>) {
     this.selectByClientId = prepared(db, (clientId: string) =>
-    db.selectFrom('applications').selectAll().where('client_id', '=', clientId));
+    db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId));
   }
 
   async createApplication(input: NewApplication, now: number): Promise<Application> {

@@ -3,8 +3,13 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow, Database } from '../schema.ts';
 import type { AuthorizationCodeStore, CodeConsumption } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
+import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { type RunStatement, directStatements } from './transactions.ts';
+
+const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
+  'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
+  'created_at', 'expires_at', 'consumed_at',
+]);
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
   return {
@@ -31,7 +36,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
    */
   constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {
     this.selectCode = prepared(db, (codeHash: string) =>
-    db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash));
+    db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ConnectedApplication, Grant } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
+import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
@@ -20,12 +20,14 @@ function toGrant(row: GrantRow): Grant {
   };
 }
 
+const GRANT_COLUMNS = everyColumn<GrantRow>()(['id', 'user_id', 'application_id', 'scope', 'created_at', 'last_used_at', 'revoked_at']);
+
 export class KyselyGrantStore implements GrantStore {
   private readonly selectActive: PreparedQuery<GrantRow, [userId: number, applicationId: number]>;
 
   constructor(private readonly db: Kysely<Database>) {
     this.selectActive = prepared(db, (userId: number, applicationId: number) =>
-    db.selectFrom('grants').selectAll()
+    db.selectFrom('grants').select(GRANT_COLUMNS)
       .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null));
   }
 

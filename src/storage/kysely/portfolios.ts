@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Portfolio, PortfolioFields } from '../records.ts';
 import type { Database, PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
+import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import {
   changedRows, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
 } from './columns.ts';
@@ -67,12 +67,21 @@ function toPortfolio(row: PortfolioRow): Portfolio {
   };
 }
 
+const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([
+  'id', 'owner_id', 'name', 'currency_code', 'country_code', 'financial_year_end', 'inception_date', 'tz_name',
+  'default_sale_allocation_method', 'cg_discount', 'rwtr_rate', 'trader', 'disable_automatic_transactions',
+  'tax_entity_type', 'interest_method', 'apply_cash_account_adjustments', 'buy_trade_settlement_delay',
+  'sell_trade_settlement_delay', 'account_for_delayed_cash_transactions', 'trade_sync_cash_account_id',
+  'payout_sync_cash_account_id', 'broker_email_api_enabled', 'broker_email_key', 'external_identifier',
+  'created_at', 'updated_at',
+]);
+
 export class KyselyPortfolioStore implements PortfolioStore {
   private readonly selectOwnedBy: PreparedQuery<PortfolioRow, [ownerId: number]>;
 
   constructor(private readonly db: Kysely<Database>) {
     this.selectOwnedBy = prepared(db, (ownerId: number) =>
-    db.selectFrom('portfolios').selectAll().where('owner_id', '=', ownerId).orderBy('id'));
+    db.selectFrom('portfolios').select(PORTFOLIO_COLUMNS).where('owner_id', '=', ownerId).orderBy('id'));
   }
 
   async createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio> {

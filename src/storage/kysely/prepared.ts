@@ -28,6 +28,13 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
   if (new Set(argumentAt.filter((index) => index !== -1)).size !== placeholders.length) {
     throw new Error(`a prepared statement does not use each of its ${placeholders.length} arguments unchanged: ${compiled.sql}`);
   }
+  // PostgreSQL fixes a named statement's result columns when it is first parsed; once a
+  // migration adds a column, `select *` fails on that connection with "cached plan must
+  // not change result type" until the connection closes (an instance still running the
+  // previous release during a rolling deploy would fail every look-up). Name the columns.
+  if (/\b(select|returning)\s+\*/i.test(compiled.sql)) {
+    throw new Error(`a prepared statement must name its columns (everyColumn), not use *: ${compiled.sql}`);
+  }
   nameStatement(compiled.sql);
   return (args) => ({ ...compiled, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
 }
@@ -45,4 +52,14 @@ export function prepared<Row, Args extends unknown[]>(
 export function preparedStatement<Args extends unknown[]>(build: (...args: Args) => Compilable<unknown>): PreparedStatement<Args> {
   const withArguments = compileOnce(build);
   return (executor, ...args) => executor.executeQuery(withArguments(args));
+}
+
+/**
+ * The column names given, checked by the compiler to be every column of `Row`, for
+ * prepared reads that return whole rows without `select *` (compileOnce says why).
+ */
+export function everyColumn<Row>() {
+  return <const Columns extends readonly (keyof Row & string)[]>(
+    columns: Columns & (Exclude<keyof Row, Columns[number]> extends never ? unknown : { missing: Exclude<keyof Row, Columns[number]> }),
+  ): Columns => columns;
 }

@@ -2,11 +2,16 @@ import type { Kysely } from 'kysely';
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
+import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { changedRows, scopeFromColumn } from './columns.ts';
 import { type TokenIssue, issueInTransactions } from './token-writes.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
+
+const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
+  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at',
+]);
+const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
   return {
@@ -31,9 +36,9 @@ export class KyselyTokenStore implements TokenStore {
 
   constructor(private readonly db: Kysely<Database>, private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db))) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
-    db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash));
+    db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
     this.selectRefreshToken = prepared(db, (tokenHash: string) =>
-    db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash));
+    db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
   }
 
   saveTokens(tokens: IssuedTokens): Promise<boolean> {

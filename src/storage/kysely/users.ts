@@ -10,16 +10,18 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function toUser(row: UserRow): User {
+type UserColumns = Pick<UserRow, 'id' | 'email' | 'name' | 'created_at'>;
+
+function toUser(row: UserColumns): User {
   return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
 }
 
 export class KyselyUserStore implements UserStore {
-  private readonly selectById: PreparedQuery<UserRow, [id: number]>;
+  private readonly selectById: PreparedQuery<UserColumns, [id: number]>;
 
   constructor(private readonly db: Kysely<Database>) {
     this.selectById = prepared(db, (id: number) =>
-    db.selectFrom('users').selectAll().where('id', '=', id));
+    db.selectFrom('users').select(['id', 'email', 'name', 'created_at']).where('id', '=', id));
   }
 
   async createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User> {

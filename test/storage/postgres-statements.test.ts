@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { issueInOneStatement } from '../../src/storage/kysely/token-issue-postgres.ts';
 import { KyselyTokenStore } from '../../src/storage/kysely/tokens.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { Storage } from '../../src/storage/stores.ts';
@@ -66,17 +67,23 @@ describe('named statements on PostgreSQL', { skip }, () => {
   });
 
   // A rolling deploy: the new release migrates while instances of the old one still serve.
-  it('keeps serving a prepared look-up after a migration adds a column to its table', async () => {
+  it('keeps serving prepared look-ups and issues after a migration adds a column to their table', async () => {
     const { grant } = await createGrant(storage);
     const access = accessTokenFor(grant);
     await storage.tokens.saveTokens({ access });
 
     await db.connection().execute(async (connection) => {
-      const tokens = new KyselyTokenStore(connection);
-      for (let run = 0; run < 8; run += 1) await tokens.findAccessToken(access.tokenHash);
+      const tokens = new KyselyTokenStore(connection, issueInOneStatement(connection));
+      for (let run = 0; run < 8; run += 1) {
+        await tokens.findAccessToken(access.tokenHash);
+        assert.equal(await tokens.saveTokens({ access: accessTokenFor(grant) }), true);
+      }
       await sql`alter table access_tokens add column added_later text`.execute(db);
       try {
         assert.deepEqual(await tokens.findAccessToken(access.tokenHash), access);
+        const later = accessTokenFor(grant);
+        assert.equal(await tokens.saveTokens({ access: later }), true);
+        assert.deepEqual(await tokens.findAccessToken(later.tokenHash), later);
       } finally {
         await sql`alter table access_tokens drop column added_later`.execute(db);
       }

@@ -3,7 +3,7 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow, Database } from '../schema.ts';
 import type { AuthorizationCodeStore, CodeConsumption } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
+import { type PreparedQuery, type PreparedStatement, everyColumn, prepared, preparedStatement } from './prepared.ts';
 import { type RunStatement, directStatements } from './transactions.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
@@ -28,6 +28,7 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
+  private readonly consumeCode: PreparedStatement<[codeHash: string, consumedAt: number], AuthorizationCodeRow>;
 
   /**
    * On SQLite the redemption joins the group commit: an UPDATE on its own is a
@@ -37,6 +38,11 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   constructor(private readonly db: Kysely<Database>, private readonly runStatement: RunStatement = directStatements(db)) {
     this.selectCode = prepared(db, (codeHash: string) =>
     db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
+    this.consumeCode = preparedStatement((codeHash: string, consumedAt: number) => db.updateTable('authorization_codes')
+      .set({ consumed_at: consumedAt })
+      .where('code_hash', '=', codeHash)
+      .where('consumed_at', 'is', null)
+      .returning(CODE_COLUMNS));
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
@@ -65,12 +71,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   // so concurrent redemptions (even across instances) see exactly one 'consumed'.
   // Expiry is the caller's call: it compares expiresAt with its clock.
   async consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption> {
-    const consumed = await this.runStatement((runner) => runner.updateTable('authorization_codes')
-      .set({ consumed_at: now })
-      .where('code_hash', '=', codeHash)
-      .where('consumed_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst());
+    const { rows: [consumed] } = await this.runStatement((runner) => this.consumeCode(runner, codeHash, now));
     if (consumed) return { outcome: 'consumed', code: toAuthorizationCode(consumed) };
 
     const [existing] = await this.selectCode(codeHash);

@@ -5,7 +5,7 @@ import { nameStatement } from '../statement-names.ts';
 export type PreparedQuery<Row, Args extends unknown[]> = (...args: Args) => Promise<Row[]>;
 
 /** Runs on the executor given at each call: the database, or a transaction. */
-export type PreparedStatement<Args extends unknown[]> = (executor: Kysely<Database>, ...args: Args) => Promise<QueryResult<unknown>>;
+export type PreparedStatement<Args extends unknown[], Row = unknown> = (executor: Kysely<Database>, ...args: Args) => Promise<QueryResult<Row>>;
 
 interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
@@ -48,8 +48,8 @@ export function prepared<Row, Args extends unknown[]>(
   return async (...args: Args) => (await db.executeQuery<Row>(withArguments(args))).rows;
 }
 
-/** A write built and compiled once; its result carries numAffectedRows. */
-export function preparedStatement<Args extends unknown[]>(build: (...args: Args) => Compilable<unknown>): PreparedStatement<Args> {
+/** A write built and compiled once; its result carries numAffectedRows, and the rows of a RETURNING clause. */
+export function preparedStatement<Args extends unknown[], Row = unknown>(build: (...args: Args) => Compilable<Row>): PreparedStatement<Args, Row> {
   const withArguments = compileOnce(build);
   return (executor, ...args) => executor.executeQuery(withArguments(args));
 }

@@ -104,6 +104,7 @@ describe('statements compiled once', () => {
   it('refuse select * and returning *, whose result columns a migration could change', async () => {
     const db = createSqliteKysely(':memory:');
     assert.throws(() => prepared(db, (id: number) => db.selectFrom('users').selectAll().where('id', '=', id)), /must name its columns/);
+    assert.throws(() => prepared(db, (id: number) => db.selectFrom('users').selectAll('users').where('id', '=', id)), /must name its columns/);
     assert.throws(() => preparedStatement((id: number) => db.deleteFrom('users').where('id', '=', id).returningAll()), /must name its columns/);
     assert.doesNotThrow(() => prepared(db, (id: number) => db.selectFrom('users').select(['id', 'email']).where('id', '=', id)));
     await db.destroy();

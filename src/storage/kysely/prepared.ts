@@ -32,7 +32,7 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
   // migration adds a column, `select *` fails on that connection with "cached plan must
   // not change result type" until the connection closes (an instance still running the
   // previous release during a rolling deploy would fail every look-up). Name the columns.
-  if (/\b(select|returning)\s+\*/i.test(compiled.sql)) {
+  if (/\b(select|returning)\s+("?\w+"?\.)?\*/i.test(compiled.sql)) {
     throw new Error(`a prepared statement must name its columns (everyColumn), not use *: ${compiled.sql}`);
   }
   nameStatement(compiled.sql);

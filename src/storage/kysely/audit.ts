@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
+import { everyColumn } from './prepared.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
   return {
@@ -15,7 +16,10 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
-export function auditEventRow(event: NewAuditEvent) {
+/** The columns an audit event is written with (its id is generated). */
+export const AUDIT_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type', 'user_id', 'application_id', 'ip', 'detail', 'created_at']);
+
+export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
   return {
     type: event.type,
     user_id: event.userId,

@@ -2,12 +2,14 @@
 // implicit transaction, where a transaction of its own statements took seven
 // (BEGIN, grant, rotation, two inserts, audit event, COMMIT).
 import { type Kysely, sql } from 'kysely';
+import type { AccessToken } from '../records.ts';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
-import { auditEventRow } from './audit.ts';
+import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
 import { scopeToColumn } from './columns.ts';
 import { preparedStatement } from './prepared.ts';
 import type { TokenIssue } from './token-writes.ts';
+import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
 
 /**
  * The rows travel as JSON arrays (one element, or none when the issue has no
@@ -15,7 +17,7 @@ import type { TokenIssue } from './token-writes.ts';
  * json_populate_recordset, so the statement text stays the same for every issue.
  */
 function issuedRows({ access, refresh, event }: IssuedTokens): [access: string, refresh: string, event: string] {
-  const tokenRow = (token: typeof access) => ({
+  const tokenRow = (token: AccessToken): Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> => ({
     token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
     scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
   });
@@ -32,20 +34,14 @@ function issuedRows({ access, refresh, event }: IssuedTokens): [access: string, 
  * so nothing is written otherwise, and no insert can run ahead of those locks.
  */
 function insertsAfter(gate: string, access: unknown, refresh: unknown, event: unknown) {
+  const insert = (table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly string[], rows: unknown) => sql`
+    insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})
+    select ${sql.join(columns.map((column) => sql.ref(`r.${column}`)))}
+    from ${sql.table(gate)}, json_populate_recordset(null::${sql.table(table)}, ${rows}::json) as r`;
   return sql`
-    issued_access as (
-      insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at)
-      select r.token_hash, r.grant_id, r.application_id, r.user_id, r.scope, r.created_at, r.expires_at, r.revoked_at
-      from ${sql.table(gate)}, json_populate_recordset(null::access_tokens, ${access}::json) as r
-    ), issued_refresh as (
-      insert into refresh_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, rotated_at, revoked_at)
-      select r.token_hash, r.grant_id, r.application_id, r.user_id, r.scope, r.created_at, r.expires_at, r.rotated_at, r.revoked_at
-      from ${sql.table(gate)}, json_populate_recordset(null::refresh_tokens, ${refresh}::json) as r
-    ), issued_event as (
-      insert into audit_events (type, user_id, application_id, ip, detail, created_at)
-      select r.type, r.user_id, r.application_id, r.ip, r.detail, r.created_at
-      from ${sql.table(gate)}, json_populate_recordset(null::audit_events, ${event}::json) as r
-    )`;
+    issued_access as (${insert('access_tokens', ACCESS_TOKEN_COLUMNS, access)}),
+    issued_refresh as (${insert('refresh_tokens', REFRESH_TOKEN_COLUMNS, refresh)}),
+    issued_event as (${insert('audit_events', AUDIT_EVENT_COLUMNS, event)})`;
 }
 
 /**

@@ -8,10 +8,10 @@ import { type TokenIssue, issueInTransactions } from './token-writes.ts';
 import { purgeExpired, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
 
-const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
+export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
   'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at',
 ]);
-const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
+export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
 
 function toAccessToken(row: AccessTokenRow): AccessToken {
   return {

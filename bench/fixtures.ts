@@ -17,6 +17,8 @@ export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
 const CHAIN_USERS = 50;
 const BEARER_TOKENS = 100;
 const INSERT_CHUNK = 500;
+const DEAD_TOKEN_CHUNK = 20_000;
+const HOUR = 60 * 60 * 1000;
 
 export interface Fixtures {
   clientId: string;
@@ -71,8 +73,50 @@ export class BenchDatabase {
   /** Adds live access tokens nobody holds, generated inside the database. */
   async addLiveTokens(count: number): Promise<void> {
     const now = systemClock.now();
+    await this.generateTokens(count, now, now + lifetimes.accessToken);
+    if (this.kind === 'postgres') {
+      // What autovacuum would otherwise start in the middle of the measurement (a million
+      // fresh rows pass its insert threshold): vacuum, statistics, and the dirty pages flushed.
+      await sql`vacuum (analyze) access_tokens`.execute(this.db);
+      await sql`checkpoint`.execute(this.db).catch(() => undefined); // needs a superuser or pg_checkpoint
+    }
+  }
+
+  /**
+   * Adds access tokens that expired two hours ago, past the hour the purge keeps
+   * dead credentials: the running server's background purge deletes them. Written
+   * 20,000 to a statement: the server's purge waits for the write lock meanwhile, and
+   * on SQLite that wait blocks its event loop and counts as the purge's work.
+   */
+  async addDeadTokens(count: number): Promise<void> {
+    const expired = systemClock.now() - 2 * HOUR;
+    for (let done = 0; done < count; done += DEAD_TOKEN_CHUNK) {
+      await this.generateTokens(Math.min(DEAD_TOKEN_CHUNK, count - done), expired - lifetimes.accessToken, expired);
+    }
+    if (this.kind === 'postgres') await sql`analyze access_tokens`.execute(this.db);
+  }
+
+  /** Access tokens the purge would delete now. */
+  async deadTokenCount(): Promise<number> {
+    const row = await this.db.selectFrom('access_tokens').where('expires_at', '<', systemClock.now() - HOUR)
+      .select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** Deletes what the purge has not yet, so the scenarios after the purge scenario run without one. */
+  async deleteDeadTokens(): Promise<void> {
+    const olderThan = systemClock.now() - HOUR;
+    for (;;) {
+      const { numDeletedRows } = await this.db.deleteFrom('access_tokens')
+        .where('token_hash', 'in', this.db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<', olderThan).limit(DEAD_TOKEN_CHUNK))
+        .executeTakeFirst();
+      if (numDeletedRows < BigInt(DEAD_TOKEN_CHUNK)) return;
+    }
+  }
+
+  private async generateTokens(count: number, createdAt: number, expiresAt: number): Promise<void> {
     const { grantId, userId } = this.chainGrants[0]!;
-    const values = sql`${grantId}, ${this.applicationId}, ${userId}, 'read', ${now}, ${now + lifetimes.accessToken}`;
+    const values = sql`${grantId}, ${this.applicationId}, ${userId}, 'read', ${createdAt}, ${expiresAt}`;
     const columns = sql`(token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)`;
     if (this.kind === 'sqlite') {
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
@@ -81,10 +125,6 @@ export class BenchDatabase {
       await sql`insert into access_tokens ${columns}
         select md5(random()::text || i::text) || md5(i::text || random()::text), ${values}
         from generate_series(1, ${count}::int) as i`.execute(this.db);
-      // What autovacuum would otherwise start in the middle of the measurement (a million
-      // fresh rows pass its insert threshold): vacuum, statistics, and the dirty pages flushed.
-      await sql`vacuum (analyze) access_tokens`.execute(this.db);
-      await sql`checkpoint`.execute(this.db).catch(() => undefined); // needs a superuser or pg_checkpoint
     }
   }
 

@@ -23,6 +23,8 @@ export interface Config {
    * proxies' addresses/CIDRs. Sign-in limits per address and audit IPs depend on it.
    */
   trustProxy: false | number | string[];
+  /** How often the server deletes dead tokens, codes and old sign-in failures, in milliseconds. */
+  purgeIntervalMs: number;
 }
 
 /** A bad environment value; the message names the variable and the accepted form. */
@@ -160,5 +162,6 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: integer(env, 'FOLIO_RATE_LIMIT_PER_MINUTE', 1, Number.MAX_SAFE_INTEGER, 360),
     allowSignup: boolean(env, 'FOLIO_ALLOW_SIGNUP', environment !== 'production'),
     trustProxy: trustProxy(env),
+    purgeIntervalMs: integer(env, 'FOLIO_PURGE_INTERVAL_SECONDS', 1, 86_400, 300) * 1000,
   });
 }

@@ -7,7 +7,6 @@ import type { Storage } from './storage/stores.ts';
  * rather than looking merely unknown.
  */
 export const PURGE_RETENTION_MS = 60 * 60 * 1000;
-export const PURGE_INTERVAL_MS = 5 * 60 * 1000;
 
 /** Longer than any sign-in failure counter is remembered (src/http/login-throttle.ts). */
 export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;

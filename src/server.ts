@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { seedDemo } from './demo/seed.ts';
 import { describeDemo } from './demo/summary.ts';
-import { PURGE_INTERVAL_MS, purgeExpiredCredentials } from './maintenance.ts';
+import { purgeExpiredCredentials } from './maintenance.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { createLogger } from './platform/logger.ts';
 import { cryptoRandom } from './platform/random.ts';
@@ -29,7 +29,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger): NodeJS.Timeout {
+function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger, intervalMs: number): NodeJS.Timeout {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -38,7 +38,7 @@ function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger): NodeJS
       .then((purged) => logger.info({ purged }, 'purged expired credentials'))
       .catch((error: unknown) => logger.error({ err: error }, 'purging expired credentials failed'))
       .finally(() => { running = false; });
-  }, PURGE_INTERVAL_MS);
+  }, intervalMs);
   // Housekeeping alone must never keep the process alive.
   timer.unref();
   return timer;
@@ -66,7 +66,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await storage.close().catch(() => undefined);
     throw error;
   }
-  const purgeTimer = startPurgeTimer(storage, systemClock, logger);
+  const purgeTimer = startPurgeTimer(storage, systemClock, logger, config.purgeIntervalMs);
   const listening = app;
   print(`Folio is listening on ${address}${address === config.baseUrl ? '' : ` (public address ${config.baseUrl})`}`);
 

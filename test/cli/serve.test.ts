@@ -5,15 +5,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createSqliteKysely } from '../../src/storage/dialects.ts';
+import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Starts `folio serve --port 0`, waits for the listening line, and hands back the address. */
 async function startServe(env: Record<string, string>) {
   const directory = mkdtempSync(join(tmpdir(), 'folio-serve-'));
+  const databaseFile = join(directory, 'folio.db');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', FOLIO_DATABASE_URL: join(directory, 'folio.db'), FOLIO_LOG_LEVEL: 'silent', ...env },
+    env: { PATH: process.env.PATH ?? '', FOLIO_DATABASE_URL: databaseFile, FOLIO_LOG_LEVEL: 'silent', ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -29,6 +32,7 @@ async function startServe(env: Record<string, string>) {
   });
   return {
     address,
+    databaseFile,
     output: () => stdout,
     async stop(): Promise<number | null> {
       child.kill('SIGTERM');
@@ -54,4 +58,33 @@ describe('folio serve', () => {
     assert.doesNotMatch(server.output(), /demo@folio\.test|folio_cs_/);
     assert.equal(await server.stop(), 0);
   });
+
+  test('deletes dead tokens in the background every FOLIO_PURGE_INTERVAL_SECONDS', async () => {
+    const server = await startServe({ FOLIO_ENV: 'development', FOLIO_PURGE_INTERVAL_SECONDS: '1' });
+    const db = createSqliteKysely(server.databaseFile);
+    const storage = createKyselyStorage(db, 'sqlite');
+    try {
+      const now = Date.now();
+      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
+      const { id: grantId } = await storage.grants.findOrCreateActiveGrant(userId, applicationId, ['read'], now);
+      const dead = 'dead'.padEnd(64, '0');
+      const live = 'live'.padEnd(64, '0');
+      const token = (tokenHash: string, expiresAt: number) => ({ access: {
+        tokenHash, grantId, applicationId, userId, scope: ['read'], createdAt: expiresAt - 3_600_000, expiresAt, revokedAt: null,
+      } });
+      // Dead for two hours: past the hour a dead credential is kept (src/maintenance.ts).
+      assert.equal(await storage.tokens.saveTokens(token(dead, now - 2 * 3_600_000)), true);
+      assert.equal(await storage.tokens.saveTokens(token(live, now + 3_600_000)), true);
+      const hashes = async () => (await db.selectFrom('access_tokens').select('token_hash').execute()).map((row) => row.token_hash);
+      const deadline = Date.now() + 10_000;
+      while ((await hashes()).includes(dead) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const left = await hashes();
+      assert.ok(!left.includes(dead), 'the dead token was not purged within 10 s');
+      assert.ok(left.includes(live));
+    } finally {
+      await storage.close();
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
 });

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 360,
       allowSignup: true,
       trustProxy: false,
+      purgeIntervalMs: 300_000,
     });
   });
 
@@ -117,6 +118,13 @@ describe('loadConfig', () => {
   test('FOLIO_RATE_LIMIT_PER_MINUTE is a positive integer', () => {
     assert.equal(loadConfig({ FOLIO_RATE_LIMIT_PER_MINUTE: '60' }).rateLimitPerMinute, 60);
     for (const bad of ['0', '-5', 'many', '1.5']) rejects({ FOLIO_RATE_LIMIT_PER_MINUTE: bad }, 'FOLIO_RATE_LIMIT_PER_MINUTE', /integer of at least 1/);
+  });
+
+  test('FOLIO_PURGE_INTERVAL_SECONDS is whole seconds from 1 to a day, five minutes by default', () => {
+    assert.equal(loadConfig({}).purgeIntervalMs, 300_000);
+    assert.equal(loadConfig({ FOLIO_PURGE_INTERVAL_SECONDS: '1' }).purgeIntervalMs, 1000);
+    assert.equal(loadConfig({ FOLIO_PURGE_INTERVAL_SECONDS: '86400' }).purgeIntervalMs, 86_400_000);
+    for (const bad of ['0', '86401', '-1', '2.5', '5m', '1e3']) rejects({ FOLIO_PURGE_INTERVAL_SECONDS: bad }, 'FOLIO_PURGE_INTERVAL_SECONDS', /integer from 1 to 86400/);
   });
 
   test('FOLIO_ALLOW_SIGNUP defaults on outside production and off in it', () => {

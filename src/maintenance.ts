@@ -1,4 +1,5 @@
 // Housekeeping shared by `folio tokens purge` and the server's background timer.
+import { type Pause, pacer } from './platform/pacer.ts';
 import type { Storage } from './storage/stores.ts';
 
 /**
@@ -11,8 +12,25 @@ export const PURGE_RETENTION_MS = 60 * 60 * 1000;
 /** Longer than any sign-in failure counter is remembered (src/http/login-throttle.ts). */
 export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
 
-export async function purgeExpiredCredentials(storage: Storage, now: number) {
-  const purged = await storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS);
+/**
+ * On SQLite a purge batch runs on the event loop (better-sqlite3 is synchronous),
+ * so requests wait while it runs. The server's purge there takes at most a tenth
+ * of the time, resting nine times as long as each batch took: an unpaced purge of
+ * a large backlog cut the bearer GET to a fifth of its throughput (README,
+ * Performance). A purge run by hand rests as long as it works: it may run beside a
+ * server on the same file, whose writers wait for the write lock meanwhile, and
+ * that wait blocks their event loop too. On PostgreSQL a batch runs in the
+ * database server while requests go on, and an unpaced purge did not measurably
+ * slow them, so the purge only yields between batches.
+ */
+const SQLITE_PURGE_SHARE = { background: 0.1, byHand: 0.5 };
+
+export function purgePace(kind: Storage['kind'], mode: keyof typeof SQLITE_PURGE_SHARE, signal?: AbortSignal): Pause {
+  return pacer({ share: kind === 'sqlite' ? SQLITE_PURGE_SHARE[mode] : 1, signal });
+}
+
+export async function purgeExpiredCredentials(storage: Storage, now: number, betweenBatches: Pause) {
+  const purged = await storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS, betweenBatches);
   const loginFailures = await storage.loginThrottle.forgetFailuresBefore(now - LOGIN_FAILURE_RETENTION_MS);
   return { ...purged, loginFailures };
 }

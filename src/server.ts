@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { seedDemo } from './demo/seed.ts';
 import { describeDemo } from './demo/summary.ts';
-import { purgeExpiredCredentials } from './maintenance.ts';
+import { purgeExpiredCredentials, purgePace } from './maintenance.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { createLogger } from './platform/logger.ts';
 import { cryptoRandom } from './platform/random.ts';
@@ -29,19 +29,29 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger, intervalMs: number): NodeJS.Timeout {
-  let running = false;
+/** Purges on a timer; `stop` ends a purge under way at its next batch and waits for it, so storage can close after. */
+function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
   const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    purgeExpiredCredentials(storage, clock.now())
+    if (running !== undefined) return;
+    running = purgeExpiredCredentials(storage, clock.now(), purgePace(storage.kind, 'background', stopping.signal))
       .then((purged) => logger.info({ purged }, 'purged expired credentials'))
-      .catch((error: unknown) => logger.error({ err: error }, 'purging expired credentials failed'))
-      .finally(() => { running = false; });
+      .catch((error: unknown) => {
+        if (stopping.signal.aborted) logger.info('purge stopped by shutdown; the next purge after a restart deletes the rest');
+        else logger.error({ err: error }, 'purging expired credentials failed');
+      })
+      .finally(() => { running = undefined; });
   }, intervalMs);
   // Housekeeping alone must never keep the process alive.
   timer.unref();
-  return timer;
+  return {
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await running;
+    },
+  };
 }
 
 async function seedIfNew(storage: Storage, config: Config, print: (text: string) => void): Promise<void> {
@@ -72,13 +82,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
   let closing: Promise<void> | undefined;
   const close = async () => {
-    clearInterval(purgeTimer);
+    const purgeStopped = purgeTimer.stop();
     // Fastify's close stops accepting and waits for in-flight requests; a stuck one is cut after the grace period.
     const cutStragglers = setTimeout(() => listening.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     try {
       await listening.close();
     } finally {
       clearTimeout(cutStragglers);
+      await purgeStopped;
       await storage.close();
     }
     logger.info('Folio stopped');

@@ -1,4 +1,4 @@
-import { purgeExpiredCredentials } from '../maintenance.ts';
+import { purgeExpiredCredentials, purgePace } from '../maintenance.ts';
 import { openStorage } from '../storage/open.ts';
 import { parseFlags, printJson } from './args.ts';
 import type { Command } from './context.ts';
@@ -26,7 +26,7 @@ export const tokensPurge: Command = {
   usage: 'folio tokens purge [--json]',
   async run(args, { config, io, clock }) {
     const { values } = parseFlags(args, { json: { type: 'boolean' } });
-    const purged = await withStorage(config, (storage) => purgeExpiredCredentials(storage, clock.now()));
+    const purged = await withStorage(config, (storage) => purgeExpiredCredentials(storage, clock.now(), purgePace(storage.kind, 'byHand')));
     if (values.json) {
       printJson(io.out, { access_tokens: purged.accessTokens, refresh_tokens: purged.refreshTokens, codes: purged.codes });
     } else {

@@ -5,6 +5,7 @@ import type {
   ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
   PortfolioFields, RefreshToken, Session, User, UserCredentials,
 } from './records.ts';
+import type { Pause } from '../platform/pacer.ts';
 
 /** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
 export class StorageConflictError extends Error {
@@ -95,8 +96,10 @@ export interface TokenStore {
   /**
    * Deletes tokens and codes expired, consumed or revoked before `olderThan`.
    * Rotated refresh tokens stay until they expire, so their reuse is still detected.
+   * Deletes in small batches and awaits `betweenBatches` after each (by default it
+   * only yields to the event loop).
    */
-  purgeExpired(now: number, olderThan: number): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
+  purgeExpired(now: number, olderThan: number, betweenBatches?: Pause): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
 }
 
 export interface SessionStore {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { createSqliteKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 
@@ -87,4 +88,28 @@ describe('folio serve', () => {
     }
   });
 
+  test('a purge under way stops at the next batch on SIGTERM, and the server still exits 0', async () => {
+    const server = await startServe({ FOLIO_ENV: 'development', FOLIO_PURGE_INTERVAL_SECONDS: '1', FOLIO_LOG_LEVEL: 'info' });
+    const db = createSqliteKysely(server.databaseFile);
+    try {
+      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
+      const { id: grantId } = await createKyselyStorage(db, 'sqlite').grants.findOrCreateActiveGrant(userId, applicationId, ['read'], Date.now());
+      const expired = Date.now() - 2 * 3_600_000;
+      // Far more than a paced purge deletes in the few seconds this test waits.
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 50000)
+        insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)
+        select 'dead-' || i, ${grantId}, ${applicationId}, ${userId}, 'read', ${expired - 3_600_000}, ${expired} from n`.execute(db);
+      const count = async () => Number((await db.selectFrom('access_tokens').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const deadline = Date.now() + 10_000;
+      while (await count() >= 50_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(await count() < 50_000, 'the purge did not start within 10 s');
+    } finally {
+      await db.destroy();
+    }
+    const stopping = performance.now();
+    assert.equal(await server.stop(), 0);
+    assert.ok(performance.now() - stopping < 3000, `shutdown took ${Math.round(performance.now() - stopping)} ms`);
+    assert.match(server.output(), /purge stopped by shutdown/);
+    assert.doesNotMatch(server.output(), /purging expired credentials failed/);
+  });
 });

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { Pause } from '../../platform/pacer.ts';
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { changedRows, scopeFromColumn } from './columns.ts';
 import { type TokenIssue, issueInTransactions } from './token-writes.ts';
-import { purgeExpired, type PurgeCounts } from './purge.ts';
+import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
 
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
@@ -71,7 +72,7 @@ export class KyselyTokenStore implements TokenStore {
   }
 
   // The cut-off alone decides: rows expired, revoked, rotated or consumed before it go.
-  purgeExpired(_now: number, olderThan: number): Promise<PurgeCounts> {
-    return purgeExpired(this.db, olderThan);
+  purgeExpired(_now: number, olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<PurgeCounts> {
+    return purgeExpired(this.db, olderThan, betweenBatches);
   }
 }

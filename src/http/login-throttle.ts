@@ -93,11 +93,15 @@ export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Cl
         ? [[addressKey(ip), addressLockout]]
         : [[accountKey(email), accountLockout], [addressKey(ip), addressLockout]];
       const counted: SignInAttempt['counted'] = [];
-      for (const [key, policy] of limits) {
+      for (const [index, [key, policy]] of limits.entries()) {
         const attempt = await deps.store.countAttempt(key, now, policy);
         if (!attempt.allowed) {
           for (const earlier of counted) await deps.store.forgiveAttempt(earlier.key, earlier.attempt);
-          return { refusedForMs: Math.max(1, remaining(attempt.lockedUntil)), lockedIfWrongMs: 0, counted: [] };
+          // Trying again helps only once every lock has passed: a locked account's minute
+          // must not hide its address's hour. The keys after this one are read, not counted.
+          const later = await Promise.all(limits.slice(index + 1).map(([laterKey]) => deps.store.lockedUntil(laterKey, now)));
+          const until = Math.max(attempt.lockedUntil ?? 0, ...later.map((lock) => lock ?? 0));
+          return { refusedForMs: Math.max(1, remaining(until)), lockedIfWrongMs: 0, counted: [] };
         }
         counted.push({ key, attempt });
       }

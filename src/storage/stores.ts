@@ -164,6 +164,8 @@ export interface LoginThrottleStore {
    * less, and the lock it set undone unless a later attempt has changed it.
    */
   forgiveAttempt(key: string, attempt: CountedAttempt): Promise<void>;
+  /** When the lock on `key` in force at `now` ends, or null; counts nothing. */
+  lockedUntil(key: string, now: number): Promise<number | null>;
   clearFailures(key: string): Promise<void>;
   /** Deletes counters untouched since `olderThan` and not locked past it. */
   forgetFailuresBefore(olderThan: number): Promise<number>;

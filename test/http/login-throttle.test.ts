@@ -232,6 +232,21 @@ describe('sign-in failure limits', () => {
       assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.9')).statusCode, 303);
     });
 
+    it('asks a locked account to wait for its address lock too, when that lasts longer', async () => {
+      // The address: locked at its 20th failure for a minute, then at its 21st for two.
+      for (let i = 0; i < 20; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.4');
+      t.clock.advance(MINUTE);
+      assert.equal((await attempt(t, 'victim0@example.test', 'wrong', '203.0.113.4')).statusCode, 429);
+      // The account, from elsewhere: locked for a minute at its 5th failure.
+      await fail(t, user.email, 5, '198.51.100.4');
+      const refused = await attempt(t, user.email, PASSWORD, '203.0.113.4');
+      assert.equal(refused.statusCode, 429);
+      assert.equal(refused.headers['retry-after'], '120');
+      assert.equal(message(refused.body), 'Too many failed sign-in attempts. Try again in 2 minutes.');
+      // From an address without a lock the account's own minute is what is left.
+      assert.equal((await attempt(t, user.email, PASSWORD, '198.51.100.5')).headers['retry-after'], '60');
+    });
+
     it('does not count attempts refused by the address lock against the account', async () => {
       for (let i = 0; i < 20; i++) await attempt(t, `victim${i}@example.test`, 'wrong', '203.0.113.5');
       for (let i = 0; i < 6; i++) assert.equal((await attempt(t, user.email, PASSWORD, '203.0.113.5')).statusCode, 429);

@@ -31,6 +31,19 @@ describeStorageContract('login failures', (target) => {
     assert.equal(await lockOf(loginThrottle, 'account:b@example.com', T0), null);
   });
 
+  it('reads the lock in force without counting', async () => {
+    const { loginThrottle } = target().storage;
+    assert.equal(await loginThrottle.lockedUntil('k', T0), null, 'no row');
+    for (let i = 0; i < 2; i++) await loginThrottle.countAttempt('k', T0, policy);
+    assert.equal(await loginThrottle.lockedUntil('k', T0), null, 'counted, not locked');
+    await loginThrottle.countAttempt('k', T0, policy);
+    assert.equal(await loginThrottle.lockedUntil('k', T0), T0 + 3 * MINUTE);
+    assert.equal(await loginThrottle.lockedUntil('k', T0 + 3 * MINUTE - 1), T0 + 3 * MINUTE);
+    assert.equal(await loginThrottle.lockedUntil('k', T0 + 3 * MINUTE), null, 'passed');
+    // Still three failures: reading counted nothing, so the next attempt is the fourth.
+    assert.equal((await loginThrottle.countAttempt('k', T0 + 3 * MINUTE, policy)).failures, 4);
+  });
+
   it('refuses without counting while a lock is in force, then allows one more attempt that locks longer', async () => {
     const { loginThrottle } = target().storage;
     for (let i = 0; i < 3; i++) await loginThrottle.countAttempt('k', T0, policy);

@@ -51,6 +51,13 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
       .execute();
   }
 
+  async lockedUntil(key: string, now: number): Promise<number | null> {
+    const row = await this.db.selectFrom('login_failures').select('locked_until')
+      .where('key', '=', key).where('locked_until', '>', now)
+      .executeTakeFirst();
+    return row?.locked_until == null ? null : Number(row.locked_until);
+  }
+
   async clearFailures(key: string): Promise<void> {
     await this.db.deleteFrom('login_failures').where('key', '=', key).execute();
   }

@@ -25,6 +25,8 @@ export interface Config {
   trustProxy: false | number | string[];
   /** How often the server deletes dead tokens, codes and old sign-in failures, in milliseconds. */
   purgeIntervalMs: number;
+  /** The server's PostgreSQL connections at most (SQLite has one). */
+  databasePoolSize: number;
 }
 
 /** A bad environment value; the message names the variable and the accepted form. */
@@ -163,5 +165,6 @@ export function loadConfig(env: Env): Config {
     allowSignup: boolean(env, 'FOLIO_ALLOW_SIGNUP', environment !== 'production'),
     trustProxy: trustProxy(env),
     purgeIntervalMs: integer(env, 'FOLIO_PURGE_INTERVAL_SECONDS', 1, 86_400, 300) * 1000,
+    databasePoolSize: integer(env, 'FOLIO_DATABASE_POOL_SIZE', 1, 1000, 10),
   });
 }

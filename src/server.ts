@@ -63,7 +63,7 @@ async function seedIfNew(storage: Storage, config: Config, print: (text: string)
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const logger = createLogger(config);
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let address: string;
   try {

@@ -12,11 +12,16 @@ export interface OpenedStorage extends Storage {
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 const SQLITE_PREFIX = 'sqlite:';
 
-export async function openStorage(databaseUrl: string): Promise<OpenedStorage> {
+export interface OpenOptions {
+  /** PostgreSQL connections at most (FOLIO_DATABASE_POOL_SIZE); SQLite has one. */
+  poolSize?: number;
+}
+
+export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<OpenedStorage> {
   // Only the driver in use is loaded: each weighs megabytes of resident memory.
   if (POSTGRES_URL.test(databaseUrl)) {
     const { createPostgresKysely } = await import('./postgres-dialect.ts');
-    const storage = createKyselyStorage(createPostgresKysely(databaseUrl), 'postgres');
+    const storage = createKyselyStorage(createPostgresKysely(databaseUrl, { poolSize: options.poolSize }), 'postgres');
     return { ...storage, migrate: () => migratePostgres(databaseUrl) };
   }
   const filename = databaseUrl.startsWith(SQLITE_PREFIX) ? databaseUrl.slice(SQLITE_PREFIX.length) : databaseUrl;

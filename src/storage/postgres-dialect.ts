@@ -19,9 +19,17 @@ const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
     ? (value: string) => Number(value)
     : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
 
-export function createPostgresKysely(connectionString: string, options: { queryTimeout?: boolean } = {}): Kysely<Database> {
+export interface PostgresOptions {
+  /** false for migrations and bulk work: no per-query time bound. */
+  queryTimeout?: boolean;
+  /** Connections at most; pg's 10 by default. */
+  poolSize?: number;
+}
+
+export function createPostgresKysely(connectionString: string, options: PostgresOptions = {}): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString,
+    max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     query_timeout: options.queryTimeout === false ? 0 : QUERY_TIMEOUT_MS,
     types: { getTypeParser },

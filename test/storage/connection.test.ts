@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { createSqliteKysely } from '../../src/storage/dialects.ts';
+import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { StorageUnavailableError } from '../../src/storage/stores.ts';
@@ -87,6 +87,21 @@ describe('opening storage from a database URL', () => {
       assert.equal(await storage.isReachable(), true);
       await storage.close();
       assert.equal(await storage.isReachable(), false);
+    }
+  });
+});
+
+describe('PostgreSQL pool size', { skip: !postgresServerUrl }, () => {
+  it('opens no more connections than FOLIO_DATABASE_POOL_SIZE allows, however many queries wait', async () => {
+    for (const poolSize of [1, 3]) {
+      const db = createPostgresKysely(postgresServerUrl!, { poolSize });
+      try {
+        const answers = await Promise.all(Array.from({ length: 8 }, () =>
+          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(db)));
+        assert.equal(new Set(answers.map(({ rows }) => rows[0]!.pid)).size, poolSize);
+      } finally {
+        await db.destroy();
+      }
     }
   });
 });

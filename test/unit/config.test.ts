@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       allowSignup: true,
       trustProxy: false,
       purgeIntervalMs: 300_000,
+      databasePoolSize: 10,
     });
   });
 
@@ -125,6 +126,11 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ FOLIO_PURGE_INTERVAL_SECONDS: '1' }).purgeIntervalMs, 1000);
     assert.equal(loadConfig({ FOLIO_PURGE_INTERVAL_SECONDS: '86400' }).purgeIntervalMs, 86_400_000);
     for (const bad of ['0', '86401', '-1', '2.5', '5m', '1e3']) rejects({ FOLIO_PURGE_INTERVAL_SECONDS: bad }, 'FOLIO_PURGE_INTERVAL_SECONDS', /integer from 1 to 86400/);
+  });
+
+  test('FOLIO_DATABASE_POOL_SIZE is a connection count from 1 to 1000', () => {
+    assert.equal(loadConfig({ FOLIO_DATABASE_POOL_SIZE: '25' }).databasePoolSize, 25);
+    for (const bad of ['0', '1001', 'ten', '2.5']) rejects({ FOLIO_DATABASE_POOL_SIZE: bad }, 'FOLIO_DATABASE_POOL_SIZE', /integer from 1 to 1000/);
   });
 
   test('FOLIO_ALLOW_SIGNUP defaults on outside production and off in it', () => {

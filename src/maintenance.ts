@@ -31,6 +31,6 @@ export function purgePace(kind: Storage['kind'], mode: keyof typeof SQLITE_PURGE
 
 export async function purgeExpiredCredentials(storage: Storage, now: number, betweenBatches: Pause) {
   const purged = await storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS, betweenBatches);
-  const loginFailures = await storage.loginThrottle.forgetFailuresBefore(now - LOGIN_FAILURE_RETENTION_MS);
+  const loginFailures = await storage.loginThrottle.forgetFailuresBefore(now - LOGIN_FAILURE_RETENTION_MS, betweenBatches);
   return { ...purged, loginFailures };
 }

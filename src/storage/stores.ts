@@ -167,8 +167,11 @@ export interface LoginThrottleStore {
   /** When the lock on `key` in force at `now` ends, or null; counts nothing. */
   lockedUntil(key: string, now: number): Promise<number | null>;
   clearFailures(key: string): Promise<void>;
-  /** Deletes counters untouched since `olderThan` and not locked past it. */
-  forgetFailuresBefore(olderThan: number): Promise<number>;
+  /**
+   * Deletes counters untouched since `olderThan` and not locked past it, in small
+   * batches, awaiting `betweenBatches` after each (by default it only yields).
+   */
+  forgetFailuresBefore(olderThan: number, betweenBatches?: Pause): Promise<number>;
 }
 
 /**

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
+import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { StorageUnavailableError } from '../../src/storage/stores.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
@@ -102,6 +103,22 @@ describe('PostgreSQL pool size', { skip: !postgresServerUrl }, () => {
       } finally {
         await db.destroy();
       }
+    }
+  });
+});
+
+describe('SQLite purge look-ups', () => {
+  // A purge that scanned the table would block the event loop for as long as the scan.
+  it('find stale sign-in failure counters through the updated_at index', async () => {
+    const db = createSqliteKysely(':memory:');
+    const storage = createKyselyStorage(db, 'sqlite');
+    try {
+      await storage.migrate();
+      const plan = await sql<{ detail: string }>`explain query plan select key from login_failures
+        where updated_at < ${T0} and (locked_until is null or locked_until < ${T0}) limit 100`.execute(db);
+      assert.match(plan.rows.map((row) => row.detail).join('\n'), /USING INDEX login_failures_updated_at/);
+    } finally {
+      await storage.close();
     }
   });
 });

@@ -106,6 +106,17 @@ describeStorageContract('login failures', (target) => {
     assert.equal((await loginThrottle.countAttempt('account:recent@example.com', T0 + 2 * DAY, policy)).failures, 2);
   });
 
+  it('forgets more stale counters than one batch holds, pausing between batches', async () => {
+    const { storage, db } = target();
+    const stale = Array.from({ length: 250 }, (_, index) => ({ key: `account:stale${index}@example.com`, failures: 2, locked_until: null, updated_at: T0 }));
+    await db.insertInto('login_failures').values(stale).execute();
+    await storage.loginThrottle.countAttempt('account:recent@example.com', T0 + 2 * DAY, policy);
+    let pauses = 0;
+    assert.equal(await storage.loginThrottle.forgetFailuresBefore(T0 + DAY, async () => { pauses++; }), 250);
+    assert.ok(pauses >= 2, `${pauses} pauses`);
+    assert.deepEqual((await db.selectFrom('login_failures').select('key').execute()).map((row) => row.key), ['account:recent@example.com']);
+  });
+
   it('clears a key, lock and count together, and leaves other keys alone', async () => {
     const { loginThrottle } = target().storage;
     for (let i = 0; i < 3; i++) {

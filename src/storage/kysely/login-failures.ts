@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import type { Pause } from '../../platform/pacer.ts';
 import type { Database } from '../schema.ts';
 import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
+import { deleteInBatches, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -62,11 +64,14 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
     await this.db.deleteFrom('login_failures').where('key', '=', key).execute();
   }
 
-  async forgetFailuresBefore(olderThan: number): Promise<number> {
-    const result = await this.db.deleteFrom('login_failures')
-      .where('updated_at', '<', olderThan)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  // Found through the updated_at index (migration 0004) and deleted in the token
+  // purge's paced batches: a spray of guesses can leave millions of counters.
+  forgetFailuresBefore(olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<number> {
+    return deleteInBatches(betweenBatches, (limit) => this.db.deleteFrom('login_failures')
+      .where('key', 'in', this.db.selectFrom('login_failures').select('key')
+        .where('updated_at', '<', olderThan)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
+        .limit(limit))
+      .executeTakeFirst());
   }
 }

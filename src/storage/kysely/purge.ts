@@ -20,10 +20,11 @@ export interface PurgeCounts {
   codes: number;
 }
 
-async function deleteInBatches(betweenBatches: Pause, deleteBatch: () => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+/** Runs `deleteBatch` (which deletes at most `limit` rows) until a batch comes up short, pausing between batches. */
+export async function deleteInBatches(betweenBatches: Pause, deleteBatch: (limit: number) => Promise<{ numDeletedRows: bigint }>): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = changedRows(await deleteBatch());
+    const deleted = changedRows(await deleteBatch(PURGE_BATCH_SIZE));
     total += deleted;
     if (deleted < PURGE_BATCH_SIZE) return total;
     await betweenBatches();
@@ -31,24 +32,24 @@ async function deleteInBatches(betweenBatches: Pause, deleteBatch: () => Promise
 }
 
 export async function purgeExpired(db: Kysely<Database>, olderThan: number, betweenBatches: Pause): Promise<PurgeCounts> {
-  const accessTokens = await deleteInBatches(betweenBatches, () => db.deleteFrom('access_tokens')
+  const accessTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('access_tokens')
     .where('token_hash', 'in', db.selectFrom('access_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(PURGE_BATCH_SIZE))
+      .limit(limit))
     .executeTakeFirst());
 
   // A rotated refresh token stays until it would have expired: presented again, it
   // must still be recognised as reuse and revoke its grant (RFC 9700 §4.14.2).
-  const refreshTokens = await deleteInBatches(betweenBatches, () => db.deleteFrom('refresh_tokens')
+  const refreshTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('refresh_tokens')
     .where('token_hash', 'in', db.selectFrom('refresh_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(PURGE_BATCH_SIZE))
+      .limit(limit))
     .executeTakeFirst());
 
-  const codes = await deleteInBatches(betweenBatches, () => db.deleteFrom('authorization_codes')
+  const codes = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('authorization_codes')
     .where('code_hash', 'in', db.selectFrom('authorization_codes').select('code_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('consumed_at', '<', olderThan)]))
-      .limit(PURGE_BATCH_SIZE))
+      .limit(limit))
     .executeTakeFirst());
 
   return { accessTokens, refreshTokens, codes };

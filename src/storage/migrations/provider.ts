@@ -5,6 +5,7 @@ import type { StorageKind } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { secretRevealsMigration } from './0002-secret-reveals.ts';
 import { purgeIndexesMigration } from './0003-purge-indexes.ts';
+import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -14,6 +15,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0001-initial': initialMigration(this.kind),
       '0002-secret-reveals': secretRevealsMigration(),
       '0003-purge-indexes': purgeIndexesMigration(),
+      '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
     };
   }
 }

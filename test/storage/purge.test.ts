@@ -56,4 +56,21 @@ describeStorageContract('purging expired tokens and codes', (target) => {
     assert.equal(result.accessTokens, count);
     assert.deepEqual(await db.selectFrom('access_tokens').select('token_hash').execute(), []);
   });
+
+  it('skips dead rows a transaction holds on PostgreSQL instead of waiting for them', async (t) => {
+    const { storage, db } = target();
+    if (storage.kind !== 'postgres') return t.skip('SQLite has one writer and no row locks');
+    const { grant } = await createGrant(storage);
+    const dead = ['held', 'free-1', 'free-2'].map((name) => accessTokenFor(grant, name));
+    for (const access of dead) await storage.tokens.saveTokens({ access });
+    const cutOff = T0 + DAY;
+    await db.transaction().execute(async (trx) => {
+      // What revoking the grant would hold: the row locked until its transaction ends.
+      await trx.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', dead[0]!.tokenHash).forUpdate().execute();
+      const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3000).unref());
+      const purged = await Promise.race([storage.tokens.purgeExpired(cutOff, cutOff), waited]);
+      assert.deepEqual(purged, { accessTokens: 2, refreshTokens: 0, codes: 0 });
+    });
+    assert.deepEqual(await storage.tokens.purgeExpired(cutOff, cutOff), { accessTokens: 1, refreshTokens: 0, codes: 0 });
+  });
 });

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
-import type { Database } from '../schema.ts';
+import type { Database, StorageKind } from '../schema.ts';
 import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
-import { deleteInBatches, yieldToRequests } from './purge.ts';
+import { deleteInBatches, rowsNotInUse, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind = 'sqlite') {}
 
   // The upsert increments in one statement, so concurrent attempts never overwrite each
   // other's count, and a lock in force leaves the row as it is. On PostgreSQL the
@@ -68,10 +68,10 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   // purge's paced batches: a spray of guesses can leave millions of counters.
   forgetFailuresBefore(olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<number> {
     return deleteInBatches(betweenBatches, (limit) => this.db.deleteFrom('login_failures')
-      .where('key', 'in', this.db.selectFrom('login_failures').select('key')
+      .where('key', 'in', rowsNotInUse(this.kind)(this.db.selectFrom('login_failures').select('key')
         .where('updated_at', '<', olderThan)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
-        .limit(limit))
+        .limit(limit)))
       .executeTakeFirst());
   }
 }

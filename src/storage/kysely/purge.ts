@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
-import type { Database } from '../schema.ts';
+import type { Database, StorageKind } from '../schema.ts';
 import { changedRows } from './columns.ts';
 
 // Deleting in bounded batches keeps each write lock short, so a large purge never
@@ -31,25 +31,37 @@ export async function deleteInBatches(betweenBatches: Pause, deleteBatch: (limit
   }
 }
 
-export async function purgeExpired(db: Kysely<Database>, olderThan: number, betweenBatches: Pause): Promise<PurgeCounts> {
+/**
+ * On PostgreSQL a batch takes only dead rows no transaction holds, and skips the
+ * rest until the next purge. Waiting for them could deadlock: revoking a grant
+ * locks its tokens, expired ones included, in an order of its own, and the
+ * purge's batch may hold some of them already. SQLite has one writer and no row locks.
+ */
+export function rowsNotInUse(kind: StorageKind) {
+  return <Table extends keyof Database, Row>(batch: SelectQueryBuilder<Database, Table, Row>) =>
+    (kind === 'postgres' ? batch.forUpdate().skipLocked() : batch);
+}
+
+export async function purgeExpired(db: Kysely<Database>, kind: StorageKind, olderThan: number, betweenBatches: Pause): Promise<PurgeCounts> {
+  const notInUse = rowsNotInUse(kind);
   const accessTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('access_tokens')
-    .where('token_hash', 'in', db.selectFrom('access_tokens').select('token_hash')
+    .where('token_hash', 'in', notInUse(db.selectFrom('access_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(limit))
+      .limit(limit)))
     .executeTakeFirst());
 
   // A rotated refresh token stays until it would have expired: presented again, it
   // must still be recognised as reuse and revoke its grant (RFC 9700 §4.14.2).
   const refreshTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('refresh_tokens')
-    .where('token_hash', 'in', db.selectFrom('refresh_tokens').select('token_hash')
+    .where('token_hash', 'in', notInUse(db.selectFrom('refresh_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(limit))
+      .limit(limit)))
     .executeTakeFirst());
 
   const codes = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('authorization_codes')
-    .where('code_hash', 'in', db.selectFrom('authorization_codes').select('code_hash')
+    .where('code_hash', 'in', notInUse(db.selectFrom('authorization_codes').select('code_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('consumed_at', '<', olderThan)]))
-      .limit(limit))
+      .limit(limit)))
     .executeTakeFirst());
 
   return { accessTokens, refreshTokens, codes };

@@ -29,12 +29,12 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db, writes ?? directStatements(db))),
-    tokens: mappingErrors(new KyselyTokenStore(db, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
+    tokens: mappingErrors(new KyselyTokenStore(db, writes ? issueInTransactions(db, writes) : issueInOneStatement(db), kind)),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
-    loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db)),
+    loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db, kind)),
     secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
     async isReachable() {
       if (closed) return false;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { AccessToken, RefreshToken } from '../records.ts';
-import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
+import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { changedRows, scopeFromColumn } from './columns.ts';
@@ -35,7 +35,11 @@ export class KyselyTokenStore implements TokenStore {
   private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
   private readonly selectRefreshToken: PreparedQuery<RefreshTokenRow, [tokenHash: string]>;
 
-  constructor(private readonly db: Kysely<Database>, private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db))) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db)),
+    private readonly kind: StorageKind = 'sqlite',
+  ) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
     this.selectRefreshToken = prepared(db, (tokenHash: string) =>
@@ -73,6 +77,6 @@ export class KyselyTokenStore implements TokenStore {
 
   // The cut-off alone decides: rows expired, revoked, rotated or consumed before it go.
   purgeExpired(_now: number, olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<PurgeCounts> {
-    return purgeExpired(this.db, olderThan, betweenBatches);
+    return purgeExpired(this.db, this.kind, olderThan, betweenBatches);
   }
 }

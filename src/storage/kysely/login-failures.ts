@@ -5,7 +5,7 @@ import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../store
 import { deleteInBatches, rowsNotInUse, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
-  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind = 'sqlite') {}
+  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
 
   // The upsert increments in one statement, so concurrent attempts never overwrite each
   // other's count, and a lock in force leaves the row as it is. On PostgreSQL the

@@ -29,7 +29,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db, writes ?? directStatements(db))),
-    tokens: mappingErrors(new KyselyTokenStore(db, writes ? issueInTransactions(db, writes) : issueInOneStatement(db), kind)),
+    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),

@@ -37,8 +37,8 @@ export class KyselyTokenStore implements TokenStore {
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly kind: StorageKind,
     private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db)),
-    private readonly kind: StorageKind = 'sqlite',
   ) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));

@@ -1,5 +1,5 @@
 // Housekeeping shared by `folio tokens purge` and the server's background timer.
-import { type Pause, pacer } from './platform/pacer.ts';
+import { type Pause, type PacerOptions, pacer } from './platform/pacer.ts';
 import type { Storage } from './storage/stores.ts';
 
 /**
@@ -27,8 +27,8 @@ export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
  */
 const SQLITE_PURGE_SHARE = { background: 0.05, byHand: 0.5 };
 
-export function purgePace(kind: Storage['kind'], mode: keyof typeof SQLITE_PURGE_SHARE, signal?: AbortSignal): Pause {
-  return pacer({ share: kind === 'sqlite' ? SQLITE_PURGE_SHARE[mode] : 1, signal });
+export function purgePace(kind: Storage['kind'], mode: keyof typeof SQLITE_PURGE_SHARE, options: Omit<PacerOptions, 'share'> = {}): Pause {
+  return pacer({ ...options, share: kind === 'sqlite' ? SQLITE_PURGE_SHARE[mode] : 1 });
 }
 
 export async function purgeExpiredCredentials(storage: Storage, now: number, betweenBatches: Pause) {

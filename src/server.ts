@@ -35,7 +35,7 @@ function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger, interva
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running !== undefined) return;
-    running = purgeExpiredCredentials(storage, clock.now(), purgePace(storage.kind, 'background', stopping.signal))
+    running = purgeExpiredCredentials(storage, clock.now(), purgePace(storage.kind, 'background', { signal: stopping.signal }))
       .then((purged) => logger.info({ purged }, 'purged expired credentials'))
       .catch((error: unknown) => {
         if (stopping.signal.aborted) logger.info('purge stopped by shutdown; the next purge after a restart deletes the rest');

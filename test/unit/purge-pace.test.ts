@@ -1,0 +1,29 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { purgePace } from '../../src/maintenance.ts';
+import type { Storage } from '../../src/storage/stores.ts';
+
+/** The rest that follows one purge batch of `batchMs`, for a database and a mode. */
+async function restAfterBatch(kind: Storage['kind'], mode: 'background' | 'byHand', batchMs: number) {
+  let clock = 0;
+  const rests: number[] = [];
+  const pause = purgePace(kind, mode, { monotonicMs: () => clock, sleep: async (ms) => { rests.push(ms); } });
+  clock += batchMs;
+  await pause();
+  return Math.round(rests[0]! * 1000) / 1000;
+}
+
+describe('purge pace', () => {
+  test("on SQLite the server's purge takes at most a twentieth of the time, since its batches block requests", async () => {
+    assert.equal(await restAfterBatch('sqlite', 'background', 2), 38);
+  });
+
+  test('on SQLite a purge by hand takes half the time, leaving the write lock to a server on the same file', async () => {
+    assert.equal(await restAfterBatch('sqlite', 'byHand', 2), 2);
+  });
+
+  test('on PostgreSQL the purge only yields between batches, in both modes', async () => {
+    assert.equal(await restAfterBatch('postgres', 'background', 2), 0);
+    assert.equal(await restAfterBatch('postgres', 'byHand', 2), 0);
+  });
+});

@@ -26,7 +26,10 @@ export function readBasicCredentials(header: string | undefined): ClientRequestI
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon === -1) throw new OAuthError('invalid_client', 'The Basic credentials are malformed');
-  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  const clientId = formDecode(decoded.slice(0, colon));
+  const clientSecret = formDecode(decoded.slice(colon + 1));
+  if (`${clientId}${clientSecret}`.includes('\u0000')) throw new OAuthError('invalid_client', 'The Basic credentials are malformed');
+  return { clientId, clientSecret };
 }
 
 export function clientRequestInput(request: FastifyRequest): ClientRequestInput {

@@ -17,6 +17,8 @@ export function collectParams(pairs: Iterable<[string, string]>): Params {
   let count = 0;
   for (const [name, value] of pairs) {
     if (++count > MAX_PARAMS) throw new OAuthError('invalid_request', `At most ${MAX_PARAMS} parameters are accepted`);
+    refuseNul(name);
+    refuseNul(value);
     if (name in params) {
       if (!repeated.includes(name)) repeated.push(name);
       continue;
@@ -25,6 +27,14 @@ export function collectParams(pairs: Iterable<[string, string]>): Params {
   }
   repeatedByBody.set(params, repeated);
   return params;
+}
+
+/**
+ * No parameter of the protocol (RFC 6749 Appendix A) or of a form may hold NUL,
+ * and PostgreSQL refuses it in text: it would turn a lookup into a 500.
+ */
+function refuseNul(text: string): void {
+  if (text.includes('\u0000')) throw new OAuthError('invalid_request', 'Parameters must not contain NUL characters');
 }
 
 export function repeatedParamsOf(params: object | undefined | null): string[] {

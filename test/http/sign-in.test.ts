@@ -132,13 +132,19 @@ describe('sign-in', () => {
       assert.equal(await isSignedIn(t, earlier), false);
     });
 
-    for (const hostile of ['//evil.example/steal', 'https://evil.example/steal', '/\\evil.example', '/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/\x00/x', '/portfolios/\u20ac', 'javascript:alert(1)']) {
+    for (const hostile of ['//evil.example/steal', 'https://evil.example/steal', '/\\evil.example', '/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/portfolios/\u20ac', 'javascript:alert(1)']) {
       it(`returns to / instead of ${JSON.stringify(hostile)} (no open redirect)`, async () => {
         const response = await submitSignIn(t, {}, { email: user.email, password: PASSWORD, return_to: hostile });
         assert.equal(response.statusCode, 303);
         assert.equal(response.headers.location, '/');
       });
     }
+
+    it('refuses a return_to with a NUL outright (400), redirecting nowhere', async () => {
+      const response = await submitSignIn(t, {}, { email: user.email, password: PASSWORD, return_to: '/\x00/x' });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.headers.location, undefined);
+    });
 
     it('does not render a hostile return_to into the form either', async () => {
       const page = await get(t, `/login?${new URLSearchParams({ return_to: '//evil.example' })}`);

@@ -7,6 +7,7 @@ import { OAuthError } from '../../oauth/errors.ts';
 import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
 import { bearerAuthentication } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { recordIdFrom } from '../record-id.ts';
 import { myUserSchema, onePortfolioSchema, portfolioListSchema } from '../schemas/api.ts';
 
 export interface ApiDeps extends BearerDeps {
@@ -15,7 +16,6 @@ export interface ApiDeps extends BearerDeps {
   baseUrl: string;
 }
 
-const PORTFOLIO_ID = /^([1-9][0-9]{0,14})(?:\.json)?$/;
 
 export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   const options = { config: { bearer: true }, onRequest: bearerAuthentication(deps, 'read') };
@@ -30,9 +30,9 @@ export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   }
 
   app.get<{ Params: { id: string } }>('/api/v2/portfolios/:id', { ...options, schema: onePortfolioSchema }, async (request) => {
-    const match = PORTFOLIO_ID.exec(request.params.id);
+    const id = recordIdFrom(request.params.id.replace(/\.json$/, ''));
     // Someone else's portfolio is "not found", not "forbidden": its existence is not ours to reveal.
-    const portfolio = match === null ? undefined : await deps.portfolios.findPortfolioOwnedBy(Number(match[1]), tokenOf(request).userId);
+    const portfolio = id === undefined ? undefined : await deps.portfolios.findPortfolioOwnedBy(id, tokenOf(request).userId);
     if (portfolio === undefined) throw new OAuthError('not_found', 'No such portfolio');
     return serializeOnePortfolio(portfolio, deps.baseUrl);
   });

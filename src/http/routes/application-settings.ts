@@ -17,6 +17,7 @@ import { renderApplicationConfirm, renderApplicationDetail, renderApplicationLis
 import { pageUser } from '../../web/page-user.ts';
 import { readCookie } from '../cookies.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { recordIdFrom } from '../record-id.ts';
 import { type Params, parseQuery } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import { SESSION_COOKIE, type Sessions } from '../sessions.ts';
@@ -96,8 +97,9 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
   async function ownedApplication(request: FastifyRequest): Promise<Application> {
     const { id } = request.params as { id: string };
     try {
-      if (!/^[1-9][0-9]{0,14}$/.test(id)) throw new AccountError('no such application', 'not_found');
-      return await accounts.findOwnedApplication(deps.storage, Number(id), request.signedIn!.user.id);
+      const applicationId = recordIdFrom(id);
+      if (applicationId === undefined) throw new AccountError('no such application', 'not_found');
+      return await accounts.findOwnedApplication(deps.storage, applicationId, request.signedIn!.user.id);
     } catch (error) {
       if (error instanceof AccountError) throw new OAuthError('not_found', 'There is no such application among yours.');
       throw error;

@@ -8,6 +8,7 @@ import type { Storage } from '../../storage/stores.ts';
 import { renderConnectionsPage } from '../../web/connections-page.ts';
 import { pageUser } from '../../web/page-user.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { recordIdFrom } from '../record-id.ts';
 import { parseQuery } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import type { Sessions } from '../sessions.ts';
@@ -34,9 +35,10 @@ export function registerConnections(app: FastifyInstance, deps: ConnectionsDeps)
     const userId = request.signedIn!.user.id;
     const { grantId } = request.params as { grantId: string };
     // Only a live grant of this user: someone else's looks exactly like a missing one.
-    const connection = /^[1-9][0-9]{0,14}$/.test(grantId)
-      ? (await deps.storage.grants.listConnectedApplications(userId)).find((candidate) => candidate.grantId === Number(grantId))
-      : undefined;
+    const id = recordIdFrom(grantId);
+    const connection = id === undefined
+      ? undefined
+      : (await deps.storage.grants.listConnectedApplications(userId)).find((candidate) => candidate.grantId === id);
     if (connection === undefined) throw new OAuthError('not_found', 'There is no such connection to your account.');
     const now = deps.clock.now();
     await deps.storage.grants.revokeGrant(connection.grantId, now);

@@ -11,6 +11,7 @@ import {
   type PortfolioNotice, renderDeletePortfolio, renderPortfolioForm, renderPortfolioList,
 } from '../../web/portfolio-pages.ts';
 import { refuseOtherMethods } from '../errors.ts';
+import { recordIdFrom } from '../record-id.ts';
 import { parseQuery } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import type { Sessions, SignedIn } from '../sessions.ts';
@@ -40,8 +41,9 @@ export function registerPortfolioPages(app: FastifyInstance, deps: PortfolioPage
 
   async function ownPortfolio(request: FastifyRequest): Promise<Portfolio> {
     const { id } = request.params as { id: string };
-    if (!/^[1-9]\d{0,14}$/.test(id)) throw notFound();
-    const portfolio = await deps.portfolios.findPortfolioOwnedBy(Number(id), (request.signedIn as SignedIn).user.id);
+    const portfolioId = recordIdFrom(id);
+    if (portfolioId === undefined) throw notFound();
+    const portfolio = await deps.portfolios.findPortfolioOwnedBy(portfolioId, (request.signedIn as SignedIn).user.id);
     if (portfolio === undefined) throw notFound();
     return portfolio;
   }

@@ -13,6 +13,14 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
 
+/**
+ * RFC 6750 §3.1: a request in another scheme (Basic, say) carries no bearer
+ * credentials at all, and is answered like one without an Authorization header.
+ */
+export function presentsBearerCredentials(header: string | undefined): boolean {
+  return header !== undefined && /^bearer\b/i.test(header);
+}
+
 /** `scope` null: any live token will do. */
 export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
   return async function authenticateBearer(request: FastifyRequest): Promise<void> {
@@ -22,9 +30,9 @@ export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
       throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not the query string');
     }
     const header = request.headers.authorization;
-    if (header === undefined) throw new OAuthError('invalid_token', 'An access token is required in the Authorization header');
-    const match = BEARER.exec(header);
-    if (match === null) throw new OAuthError('invalid_request', 'The Authorization header must be "Bearer <access token>"');
+    if (!presentsBearerCredentials(header)) throw new OAuthError('invalid_token', 'An access token is required in the Authorization header');
+    const match = BEARER.exec(header!);
+    if (match === null) throw new OAuthError('invalid_request', "The Authorization header must be 'Bearer <access token>'");
     const token = await verifyAccessToken(match[1]!, deps);
     if (scope !== null) requireScope(token, scope);
     request.accessToken = token;

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
 import { StorageUnavailableError } from '../storage/stores.ts';
+import { presentsBearerCredentials } from './bearer-auth.ts';
 import { renderErrorPage } from '../web/error-page.ts';
 
 declare module 'fastify' {
@@ -49,12 +50,12 @@ export function errorCodeOf(reply: FastifyReply): OAuthErrorCode | undefined {
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: OAuthError): FastifyReply {
   errorCodeByReply.set(reply, error.code);
   reply.code(error.status);
-  if (error.code === 'invalid_client' && request.headers.authorization?.toLowerCase().startsWith('basic ')) {
+  if (error.code === 'invalid_client' && /^basic\b/i.test(request.headers.authorization ?? '')) {
     // RFC 6749 §5.2: answer a failed Basic attempt with a Basic challenge.
     reply.header('www-authenticate', 'Basic realm="folio", charset="UTF-8"');
   }
   if (request.routeOptions.config?.bearer && (error.code === 'invalid_token' || error.code === 'insufficient_scope' || error.code === 'invalid_request')) {
-    const withoutCredentials = error.code === 'invalid_token' && request.headers.authorization === undefined;
+    const withoutCredentials = error.code === 'invalid_token' && !presentsBearerCredentials(request.headers.authorization);
     // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code.
     reply.header('www-authenticate', withoutCredentials ? BEARER_REALM : `${BEARER_REALM}, error="${error.code}", error_description="${error.description.replace(/"/g, "'")}"`);
   }

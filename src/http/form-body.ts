@@ -81,13 +81,37 @@ export function paramsFromJson(text: string): Params {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new OAuthError('invalid_request', 'The JSON body must be an object');
   }
+  const values = new Map(Object.entries(parsed));
   const pairs: [string, string][] = [];
-  for (const [name, value] of Object.entries(parsed)) {
+  for (const name of topLevelKeys(text)) {
+    const value = values.get(name);
     if (value === null) continue;
     if (typeof value === 'object') throw new OAuthError('invalid_request', `Parameter ${name.slice(0, 40)} must be a string`);
     pairs.push([name, String(value)]);
   }
   return collectParams(pairs);
+}
+
+/**
+ * The keys of a valid JSON object's top level in order, repeats included:
+ * JSON.parse keeps only the last of a repeated key, and a parameter given twice
+ * must be refused in a JSON body as in a form (RFC 6749 §3.2).
+ */
+function topLevelKeys(json: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  for (let at = 0; at < json.length; at++) {
+    const char = json[at];
+    if (char === '"') {
+      const start = at;
+      for (at++; json[at] !== '"'; at++) if (json[at] === '\\') at++;
+      let next = at + 1;
+      while (json[next] === ' ' || json[next] === '\t' || json[next] === '\n' || json[next] === '\r') next++;
+      if (depth === 1 && json[next] === ':') keys.push(JSON.parse(json.slice(start, at + 1)) as string);
+    } else if (char === '{' || char === '[') depth++;
+    else if (char === '}' || char === ']') depth--;
+  }
+  return keys;
 }
 
 /** The query string of a URL, parsed with the same strict rules as a form body. */

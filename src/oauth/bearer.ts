@@ -22,5 +22,5 @@ export async function verifyAccessToken(token: string, deps: BearerDeps): Promis
 }
 
 export function requireScope(token: AccessToken, scope: string): void {
-  if (!token.scope.includes(scope)) throw new OAuthError('insufficient_scope', `This request needs the "${scope}" scope`);
+  if (!token.scope.includes(scope)) throw new OAuthError('insufficient_scope', `This request needs the '${scope}' scope`);
 }

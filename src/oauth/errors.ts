@@ -56,16 +56,28 @@ export interface OAuthErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * RFC 6749 §4.1.2.1 and §5.2: error_description holds only %x20-21 / %x23-5B /
+ * %x5D-7E, so no double quote, no backslash and nothing outside printable ASCII,
+ * even where a description quotes what the client sent.
+ */
+function asErrorDescription(text: string): string {
+  return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7E]/g, '?');
+}
+
 export class OAuthError extends Error {
   readonly redirectTo: ErrorRedirect | undefined;
+  readonly description: string;
 
   constructor(
     readonly code: OAuthErrorCode,
-    readonly description: string,
+    description: string,
     options: OAuthErrorOptions = {},
   ) {
-    super(`${code}: ${description}`, { cause: options.cause });
+    const allowed = asErrorDescription(description);
+    super(`${code}: ${allowed}`, { cause: options.cause });
     this.name = 'OAuthError';
+    this.description = allowed;
     this.redirectTo = options.redirectTo;
   }
 

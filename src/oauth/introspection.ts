@@ -20,7 +20,8 @@ export type IntrospectionResponse =
       active: true;
       scope: string;
       client_id: string;
-      token_type: 'access_token' | 'refresh_token';
+      token_type?: 'bearer';
+      token_use: 'access_token' | 'refresh_token';
       exp: number;
       iat: number;
       sub: string;
@@ -52,7 +53,10 @@ export async function introspectToken(input: ClientRequestInput, deps: Introspec
     active: true,
     scope: formatScope(stored.scope),
     client_id: client.application.clientId,
-    token_type: kind,
+    // §2.2: token_type is the RFC 6749 §5.1 type, which only an access token has;
+    // which of the two kinds the token is goes in a member of our own.
+    ...(kind === 'access_token' ? { token_type: 'bearer' as const } : {}),
+    token_use: kind,
     exp: toSeconds(stored.expiresAt),
     iat: toSeconds(stored.createdAt),
     sub: String(stored.userId),

@@ -18,7 +18,7 @@ export function resolveRequestedScope(raw: string | undefined, allowed: readonly
   const requested = [...new Set(raw.split(' ').filter((token) => token !== ''))];
   for (const scope of requested) {
     if (!SCOPE_TOKEN.test(scope) || !allowed.includes(scope)) {
-      throw new OAuthError('invalid_scope', `The scope "${scope.slice(0, 40)}" is not available to this application`);
+      throw new OAuthError('invalid_scope', `The scope '${scope.slice(0, 40)}' is not available to this application`);
     }
   }
   return requested.sort();

@@ -160,11 +160,17 @@ describe('bearer API v2', () => {
       assert.equal(response.json().error, 'invalid_request');
     });
 
-    it('refuses the Basic scheme', async () => {
+    it('answers the Basic scheme as a request without credentials: 401 and a challenge with no error code (RFC 6750 §3.1)', async () => {
       const response = await api('/api/v2/portfolios', basic(client.clientId, client.clientSecret));
-      assert.ok(response.statusCode === 400 || response.statusCode === 401);
-      assert.ok(['invalid_request', 'invalid_token'].includes(response.json().error));
-      assertBearerChallenge(response.headers['www-authenticate'], response.json().error);
+      assert.equal(response.statusCode, 401);
+      assert.equal(response.json().error, 'invalid_token');
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="folio"');
+    });
+
+    it('answers a malformed Bearer header with 400 invalid_request', async () => {
+      const response = await api('/api/v2/portfolios', { authorization: 'Bearer two words' });
+      assert.equal(response.statusCode, 400);
+      assertBearerChallenge(response.headers['www-authenticate'], 'invalid_request');
     });
 
     it('accepts the scheme name in any case (RFC 7235 §2.1)', async () => {

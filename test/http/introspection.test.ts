@@ -49,7 +49,8 @@ describe('token introspection', () => {
         active: true,
         scope: 'read',
         client_id: client.clientId,
-        token_type: 'access_token',
+        token_type: 'bearer',
+        token_use: 'access_token',
         exp: START_SECONDS + 1800,
         iat: START_SECONDS,
         sub: String(user.id),
@@ -61,7 +62,8 @@ describe('token introspection', () => {
       const response = await introspect(t, { token: tokens.refresh_token, ...credentials(client) });
       const body = response.json();
       assert.equal(body.active, true);
-      assert.equal(body.token_type, 'refresh_token');
+      assert.equal(body.token_type, undefined, 'token_type is the RFC 6749 §5.1 type, which a refresh token has not');
+      assert.equal(body.token_use, 'refresh_token');
       assert.equal(body.exp, START_SECONDS + 90 * 24 * 3600);
     });
 

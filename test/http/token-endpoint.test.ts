@@ -112,6 +112,17 @@ describe('token endpoint', () => {
       const response = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: body.headers, payload });
       assertOAuthError(response, 400, 'invalid_request');
     });
+
+    it('refuses a key given twice in a JSON body, though JSON.parse would keep the last', async () => {
+      const { code } = await obtainCode(t, client, user);
+      const fields = codeFields(client, code);
+      const payload = JSON.stringify(fields).replace(/}$/, ', "redirect_uri" : "https://evil.example/cb"}');
+      const response = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/json' }, payload });
+      assertOAuthError(response, 400, 'invalid_request');
+      assert.match(response.json().error_description, /redirect_uri/);
+      const nested = JSON.stringify({ ...fields, note: '{"code": 1}' });
+      assert.equal((await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/json' }, payload: nested })).statusCode, 200);
+    });
   });
 
   describe('RFC 6749 §2.3 client authentication', () => {
@@ -182,6 +193,14 @@ describe('token endpoint', () => {
       assertOAuthError(response, 401, 'invalid_client');
       assert.match(String(response.headers['www-authenticate']), /^Basic /);
     });
+
+    for (const [label, authorization] of [['without credentials', 'Basic'], ['separated by a tab', 'Basic\tZm9vOmJhcg==']] as const) {
+      it(`answers a malformed Basic header (${label}) with 401 invalid_client and a Basic challenge`, async () => {
+        const response = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization });
+        assertOAuthError(response, 401, 'invalid_client');
+        assert.match(String(response.headers['www-authenticate']), /^Basic /);
+      });
+    }
 
     it('answers a wrong client_secret in the body with 401 invalid_client and no Basic challenge', async () => {
       const { code } = await obtainCode(t, client, user);

@@ -322,6 +322,12 @@ describe('tokens: minting and the token response (spec §2, DESIGN §2)', () => 
 });
 
 describe('OAuthError (RFC 6749 §5.2)', () => {
+  it('keeps error_description to the characters RFC 6749 §5.2 allows, whatever it quotes', () => {
+    const error = new OAuthError('invalid_scope', 'The scope "wr\\ité" is not available');
+    assert.equal(error.description, "The scope 'wr/it?' is not available");
+    assert.equal(error.toJSON().error_description, error.description);
+  });
+
   it('maps invalid_client to 401 and the other token errors to 400', () => {
     assert.equal(new OAuthError('invalid_client', 'x').status, 401);
     for (const code of ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] as const) {

@@ -66,6 +66,7 @@ export class BenchDatabase {
       await storage.tokens.saveTokens({ access: {
         tokenHash: hashCredential(token), grantId: demoGrant.id, applicationId: application.id,
         userId: application.ownerId, scope: ['read'], createdAt: now, expiresAt: now + lifetimes.accessToken, revokedAt: null,
+        originCodeHash: null,
       } });
     }
     return { clientId: confidential.clientId, clientSecret: confidential.clientSecret!, bearerTokens };
@@ -145,7 +146,7 @@ export class BenchDatabase {
     for (const { grantId, userId } of this.chainGrants) {
       const access = generateCredential('accessToken', cryptoRandom);
       const refresh = generateCredential('refreshToken', cryptoRandom);
-      const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null };
+      const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null };
       await this.storage.tokens.saveTokens({
         access: { ...subject, tokenHash: hashCredential(access), expiresAt: now + lifetimes.accessToken },
         refresh: { ...subject, tokenHash: hashCredential(refresh), expiresAt: now + lifetimes.refreshTokenIdle, rotatedAt: null },

@@ -16,6 +16,8 @@ export interface TokenSubject {
   applicationId: number;
   userId: number;
   scope: string[];
+  /** The authorization code the tokens descend from; null for client_credentials. */
+  originCodeHash: string | null;
 }
 
 export interface MintedTokens {

@@ -88,6 +88,12 @@ export interface AccessToken {
   createdAt: number;
   expiresAt: number;
   revokedAt: number | null;
+  /**
+   * The hash of the authorization code this token descends from, through any
+   * number of refreshes: the one authorization a replay, reuse or revocation
+   * revokes. Null for client_credentials tokens and those issued before it was kept.
+   */
+  originCodeHash: string | null;
 }
 
 export interface RefreshToken {
@@ -102,6 +108,7 @@ export interface RefreshToken {
   /** Set when this token was exchanged for a new pair (rotation). */
   rotatedAt: number | null;
   revokedAt: number | null;
+  originCodeHash: string | null;
 }
 
 export interface Session {

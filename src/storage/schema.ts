@@ -63,6 +63,8 @@ export interface AccessTokensTable {
   created_at: Millis;
   expires_at: Millis;
   revoked_at: Millis | null;
+  /** Migration 0005: the hash of the authorization code the token descends from; null for client_credentials. */
+  origin_code_hash: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -75,6 +77,7 @@ export interface RefreshTokensTable {
   expires_at: Millis;
   rotated_at: Millis | null;
   revoked_at: Millis | null;
+  origin_code_hash: string | null;
 }
 
 export interface SessionsTable {

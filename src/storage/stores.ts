@@ -51,19 +51,18 @@ export interface GrantStore {
   findGrant(id: number): Promise<Grant | undefined>;
   /** Revokes the grant and, in one transaction, every code, access and refresh token descended from it. */
   revokeGrant(grantId: number, now: number): Promise<void>;
+  /**
+   * Revokes every access and refresh token of the grant descended from one
+   * authorization code, through any number of refreshes, in one transaction; the
+   * grant and its other authorizations stay live.
+   */
+  revokeTokensFromCode(grantId: number, codeHash: string, now: number): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
 }
-
-export type CodeConsumption =
-  | { outcome: 'consumed'; code: AuthorizationCode }
-  | { outcome: 'already_consumed'; code: AuthorizationCode }
-  | { outcome: 'not_found' };
 
 export interface AuthorizationCodeStore {
   saveAuthorizationCode(code: AuthorizationCode): Promise<void>;
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined>;
-  /** Marks the code used with one conditional UPDATE, so exactly one caller ever gets 'consumed'. */
-  consumeAuthorizationCode(codeHash: string, now: number): Promise<CodeConsumption>;
 }
 
 export interface IssuedTokens {
@@ -91,6 +90,12 @@ export interface TokenStore {
    * nothing was written.
    */
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
+  /**
+   * Code exchange: marks the code used only if it is unused and its grant live,
+   * and saves `tokens` in the same transaction. False means another redemption
+   * spent the code first or the grant is revoked; nothing was written.
+   */
+  redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number): Promise<boolean>;
   /**

@@ -141,13 +141,16 @@ describe('refresh token grant', () => {
       assert.equal((await refresh(t, client, second.refresh_token)).statusCode, 200);
     });
 
-    it('treats reuse after 10 s as theft and revokes the whole grant', async () => {
+    it("treats reuse after 10 s as theft and revokes every token of that authorization, and only those", async () => {
+      const otherDevice = await obtainTokens(t, client, user);
       const second = (await refresh(t, client, first.refresh_token)).json();
       t.clock.advance(11 * SECOND);
       assertInvalidGrant(await refresh(t, client, first.refresh_token));
       assert.equal(await apiStatus(t, second.access_token), 401);
       assert.equal(await apiStatus(t, first.access_token), 401);
       assertInvalidGrant(await refresh(t, client, second.refresh_token));
+      assert.equal(await apiStatus(t, otherDevice.access_token), 200);
+      assert.equal((await refresh(t, client, otherDevice.refresh_token)).statusCode, 200);
       const events = await t.storage.audit.listEventsForUser(user.id, 100);
       const reused = events.filter((event) => event.type === 'refresh_token.reused');
       assert.equal(reused.length, 1);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { cryptoRandom } from '../../src/platform/random.ts';
-import { generateCredential } from '../../src/platform/secrets.ts';
+import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, type TestClient, assertError, basic, bearer, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
@@ -53,6 +53,27 @@ describe('token revocation', () => {
       assert.equal(await apiStatus(t, tokens.access_token), 401);
       // Revoking an access token leaves the refresh token alone.
       assert.equal((await refresh(t, client, tokens.refresh_token)).statusCode, 200);
+    });
+
+    it('revokes only the authorization the refresh token belongs to: another device and the client_credentials token keep theirs', async () => {
+      const otherDevice = await obtainTokens(t, client, user);
+      const machine = (await tokenRequest(t, { grant_type: 'client_credentials', ...asClient(client) })).json();
+      assertRevoked200(await revoke(t, { token: tokens.refresh_token, ...asClient(client) }));
+      assert.equal(await apiStatus(t, tokens.access_token), 401);
+      assert.equal((await refresh(t, client, tokens.refresh_token)).statusCode, 400);
+      assert.equal(await apiStatus(t, otherDevice.access_token), 200);
+      assert.equal(await apiStatus(t, machine.access_token), 200);
+      assert.equal((await refresh(t, client, otherDevice.refresh_token)).statusCode, 200);
+    });
+
+    it('revokes the whole grant for a refresh token from before tokens recorded their authorization code', async () => {
+      const legacy = generateCredential('refreshToken', cryptoRandom);
+      const grant = await t.storage.grants.findOrCreateActiveGrant(user.id, client.application.id, ['read'], t.clock.now());
+      const access = { tokenHash: hashCredential(generateCredential('accessToken', cryptoRandom)), grantId: grant.id, applicationId: client.application.id,
+        userId: user.id, scope: ['read'], createdAt: t.clock.now(), expiresAt: t.clock.now() + 1_800_000, revokedAt: null, originCodeHash: null };
+      await t.storage.tokens.saveTokens({ access, refresh: { ...access, tokenHash: hashCredential(legacy), expiresAt: t.clock.now() + 86_400_000, rotatedAt: null } });
+      assertRevoked200(await revoke(t, { token: legacy, ...asClient(client) }));
+      assert.equal(await apiStatus(t, tokens.access_token), 401);
     });
 
     it("revokes a refresh token and, with it, the grant's access tokens", async () => {

@@ -304,16 +304,42 @@ describe('token endpoint', () => {
       assertOAuthError(await tokenRequest(t, codeFields(client, code)), 400, 'invalid_grant');
     });
 
-    it('rejects a replayed code and revokes the tokens issued from it', async () => {
+    it('rejects a replayed code and revokes the tokens issued from it, refreshed ones too, and only those', async () => {
       const { code } = await obtainCode(t, client, user);
       const first = (await tokenRequest(t, codeFields(client, code))).json();
-      assert.equal(await apiStatus(t, first.access_token), 200);
+      const refreshFields = (token: string) => ({ grant_type: 'refresh_token', refresh_token: token, client_id: client.clientId, client_secret: client.clientSecret });
+      const refreshed = (await tokenRequest(t, refreshFields(first.refresh_token))).json();
+      const { code: otherCode } = await obtainCode(t, client, user);
+      const otherDevice = (await tokenRequest(t, codeFields(client, otherCode))).json();
+      assert.equal(await apiStatus(t, refreshed.access_token), 200);
 
       assertOAuthError(await tokenRequest(t, codeFields(client, code)), 400, 'invalid_grant');
 
       assert.equal(await apiStatus(t, first.access_token), 401);
-      const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId, client_secret: client.clientSecret });
-      assertOAuthError(refresh, 400, 'invalid_grant');
+      assert.equal(await apiStatus(t, refreshed.access_token), 401);
+      assertOAuthError(await tokenRequest(t, refreshFields(refreshed.refresh_token)), 400, 'invalid_grant');
+      assert.equal(await apiStatus(t, otherDevice.access_token), 200);
+    });
+
+    it('of concurrent redemptions of one code at most one succeeds, and then its tokens are revoked as a replay', async () => {
+      for (let race = 0; race < 5; race++) {
+        const { code } = await obtainCode(t, client, user);
+        const answers = await Promise.all(Array.from({ length: 4 }, () => tokenRequest(t, codeFields(client, code))));
+        const succeeded = answers.filter((answer) => answer.statusCode === 200);
+        assert.ok(succeeded.length <= 1, `${succeeded.length} successes`);
+        for (const answer of answers.filter((candidate) => candidate.statusCode !== 200)) assertOAuthError(answer, 400, 'invalid_grant');
+        for (const answer of succeeded) assert.equal(await apiStatus(t, answer.json().access_token), 401);
+      }
+    });
+
+    it('a used code sent by another client is refused without revoking anything', async () => {
+      const { code } = await obtainCode(t, client, user);
+      const first = (await tokenRequest(t, codeFields(client, code))).json();
+      const other = await createClient(t, user, { confidential: false });
+      const response = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: 'http://elsewhere.example/', client_id: other.clientId });
+      assertOAuthError(response, 400, 'invalid_grant');
+      assert.match(response.json().error_description, /another client/);
+      assert.equal(await apiStatus(t, first.access_token), 200);
     });
 
     it('refuses a code issued to another client with invalid_grant', async () => {

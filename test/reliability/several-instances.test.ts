@@ -100,7 +100,7 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
     report('several-instances: concurrent refresh', { refreshes: CONCURRENT_REFRESHES, per_instance: CONCURRENT_REFRESHES / 2, statuses: countOf(statuses) });
   });
 
-  it('redeems a code once over both instances and revokes the grant on the replay', { timeout: 60_000 }, async () => {
+  it('redeems a code once over both instances and revokes the tokens issued from it on the replay', { timeout: 60_000 }, async () => {
     const [one, two] = servers.map((server) => server.baseUrl) as [string, string];
     const browser = new Browser(one);
     await browser.signIn('scale@example.test');

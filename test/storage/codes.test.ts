@@ -2,46 +2,55 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, codeFor, createGrant, rawToken } from './fixtures.ts';
+import { T0, MINUTE, codeFor, createGrant, rawToken, tokenPairFor } from './fixtures.ts';
 
 describeStorageContract('authorization codes', (target) => {
-  it('consumes a code once and reports every later attempt as already consumed', async () => {
+  it('redeems a code once, saving its tokens with it; a later redemption fails and writes nothing', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);
     const code = codeFor(grant);
     await storage.codes.saveAuthorizationCode(code);
+    const first = tokenPairFor(grant);
+    const second = tokenPairFor(grant);
 
-    assert.deepEqual(await storage.codes.consumeAuthorizationCode(code.codeHash, T0 + MINUTE), {
-      outcome: 'consumed', code: { ...code, consumedAt: T0 + MINUTE },
-    });
-    assert.deepEqual(await storage.codes.consumeAuthorizationCode(code.codeHash, T0 + 2 * MINUTE), {
-      outcome: 'already_consumed', code: { ...code, consumedAt: T0 + MINUTE },
-    });
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, first, T0 + MINUTE), true);
+    assert.deepEqual(await storage.codes.findAuthorizationCode(code.codeHash), { ...code, consumedAt: T0 + MINUTE });
+    assert.deepEqual(await storage.tokens.findAccessToken(first.access.tokenHash), first.access);
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, second, T0 + 2 * MINUTE), false);
+    assert.equal(await storage.tokens.findAccessToken(second.access.tokenHash), undefined);
+    assert.equal(await storage.tokens.findRefreshToken(second.refresh!.tokenHash), undefined);
+    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + MINUTE);
   });
 
-  it('gives exactly one of 20 concurrent redemptions the code', async () => {
-    const { storage } = target();
+  it('gives exactly one of 20 concurrent redemptions the code, and keeps only its tokens', async () => {
+    const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const code = codeFor(grant);
     await storage.codes.saveAuthorizationCode(code);
     const outcomes = await Promise.all(Array.from({ length: 20 }, () =>
-      storage.codes.consumeAuthorizationCode(code.codeHash, T0 + MINUTE)));
-    assert.equal(outcomes.filter((result) => result.outcome === 'consumed').length, 1);
-    assert.equal(outcomes.filter((result) => result.outcome === 'already_consumed').length, 19);
+      storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), T0 + MINUTE)));
+    assert.equal(outcomes.filter(Boolean).length, 1);
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 1);
+    assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').execute()).length, 1);
   });
 
-  it('reports an unknown code as not found', async () => {
-    const { storage } = target();
-    assert.deepEqual(await storage.codes.consumeAuthorizationCode(hashCredential('nope'), T0), { outcome: 'not_found' });
+  it('redeems nothing for a code whose grant is revoked, or an unknown code', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const code = codeFor(grant);
+    await storage.codes.saveAuthorizationCode(code);
+    await storage.grants.revokeGrant(grant.id, T0);
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), T0 + MINUTE), false);
+    assert.equal(await storage.tokens.redeemAuthorizationCode(hashCredential('nope'), tokenPairFor(grant), T0 + MINUTE), false);
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 0);
   });
 
-  it('leaves expiry to the caller: an expired code is still consumed and returned', async () => {
+  it('leaves expiry to the caller: an expired code is still redeemed', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);
     const code = codeFor(grant);
     await storage.codes.saveAuthorizationCode(code);
-    const result = await storage.codes.consumeAuthorizationCode(code.codeHash, code.expiresAt + MINUTE);
-    assert.equal(result.outcome, 'consumed');
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), code.expiresAt + MINUTE), true);
   });
 
   it('keeps a code without a PKCE challenge as null', async () => {
@@ -49,8 +58,7 @@ describeStorageContract('authorization codes', (target) => {
     const { grant } = await createGrant(storage);
     const code = { ...codeFor(grant), codeChallenge: null };
     await storage.codes.saveAuthorizationCode(code);
-    const result = await storage.codes.consumeAuthorizationCode(code.codeHash, T0);
-    assert.equal(result.outcome === 'consumed' && result.code.codeChallenge, null);
+    assert.equal((await storage.codes.findAuthorizationCode(code.codeHash))?.codeChallenge, null);
   });
 
   it('stores the hash of a code, never the code itself', async () => {

@@ -55,6 +55,7 @@ export function accessTokenFor(grant: Grant, raw = rawToken('at'), createdAt = T
     createdAt,
     expiresAt: createdAt + 30 * MINUTE,
     revokedAt: null,
+    originCodeHash: null,
   };
 }
 

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
+import { T0, MINUTE, accessTokenFor, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
 
 describeStorageContract('grants', (target) => {
   it('returns the same live grant on every call for one user and application', async () => {
@@ -58,9 +58,37 @@ describeStorageContract('grants', (target) => {
 
     assert.equal((await storage.tokens.findAccessToken(tokens.access.tokenHash))?.revokedAt, T0 + MINUTE);
     assert.equal((await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
-    const redemption = await storage.codes.consumeAuthorizationCode(code.codeHash, T0 + 2 * MINUTE);
-    assert.equal(redemption.outcome, 'already_consumed');
+    assert.equal((await storage.codes.findAuthorizationCode(code.codeHash))?.consumedAt, T0 + MINUTE);
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), T0 + 2 * MINUTE), false);
     assert.equal(await storage.tokens.rotateRefreshToken(tokens.refresh!.tokenHash, tokenPairFor(grant), T0 + 2 * MINUTE), false);
+  });
+
+  it("revoking the tokens from one code leaves the grant, its other codes' tokens and its client_credentials tokens live", async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const [codeA, codeB] = ['a'.repeat(64), 'b'.repeat(64)];
+    const fromCode = (originCodeHash: string) => {
+      const pair = tokenPairFor(grant);
+      return { access: { ...pair.access, originCodeHash }, refresh: { ...pair.refresh!, originCodeHash } };
+    };
+    const deviceA = fromCode(codeA);
+    const rotatedA = fromCode(codeA);
+    const deviceB = fromCode(codeB);
+    const machine = { access: accessTokenFor(grant) };
+    for (const tokens of [deviceA, deviceB, machine]) assert.equal(await storage.tokens.saveTokens(tokens), true);
+    assert.equal(await storage.tokens.rotateRefreshToken(deviceA.refresh.tokenHash, rotatedA, T0 + MINUTE), true);
+    assert.equal((await storage.tokens.findRefreshToken(rotatedA.refresh.tokenHash))?.originCodeHash, codeA);
+
+    await storage.grants.revokeTokensFromCode(grant.id, codeA, T0 + 2 * MINUTE);
+
+    for (const { access, refresh } of [deviceA, rotatedA]) {
+      assert.equal((await storage.tokens.findAccessToken(access.tokenHash))?.revokedAt, T0 + 2 * MINUTE);
+      assert.equal((await storage.tokens.findRefreshToken(refresh.tokenHash))?.revokedAt, T0 + 2 * MINUTE);
+    }
+    assert.equal((await storage.tokens.findAccessToken(deviceB.access.tokenHash))?.revokedAt, null);
+    assert.equal((await storage.tokens.findAccessToken(machine.access.tokenHash))?.revokedAt, null);
+    assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, null);
+    assert.equal(await storage.tokens.rotateRefreshToken(deviceB.refresh.tokenHash, fromCode(codeB), T0 + 3 * MINUTE), true);
   });
 
   it('keeps the first revocation time when a grant is revoked twice', async () => {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { authenticateClient, type PresentedClient } from '../../src/oauth/client-authentication.ts';
 import { OAuthError, toOAuthError } from '../../src/oauth/errors.ts';
 import type { GrantHandler, TokenRequest } from '../../src/oauth/grants/grant-handler.ts';
+import { createRefreshTokenGrant } from '../../src/oauth/grants/refresh-token.ts';
 import { lifetimes } from '../../src/oauth/lifetimes.ts';
 import { authorizationServerMetadata } from '../../src/oauth/metadata.ts';
 import { readCodeChallenge, verifyCodeVerifier } from '../../src/oauth/pkce.ts';
@@ -14,6 +15,7 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
 import type { Application } from '../../src/storage/records.ts';
+import type { IssuedTokens } from '../../src/storage/stores.ts';
 
 function rejectsWith(code: string) {
   return (error: unknown) => error instanceof OAuthError && error.code === code;
@@ -283,7 +285,7 @@ describe('RFC 7636 PKCE', () => {
 
 describe('tokens: minting and the token response (spec §2, DESIGN §2)', () => {
   const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0, 750));
-  const subject = { grantId: 7, applicationId: 3, userId: 5, scope: ['read'] };
+  const subject = { grantId: 7, applicationId: 3, userId: 5, scope: ['read'], originCodeHash: null };
 
   it('mints well-formed tokens and records only their hashes, with the fixed lifetimes', () => {
     const minted = mintTokens({ clock, random: cryptoRandom }, subject, true);
@@ -318,6 +320,32 @@ describe('tokens: minting and the token response (spec §2, DESIGN §2)', () => 
     assert.deepEqual({ ...lifetimes }, {
       accessToken: 1800_000, authorizationCode: 600_000, refreshTokenIdle: 90 * 24 * 3600_000, refreshRaceWindow: 10_000,
     });
+  });
+});
+
+describe('RFC 6749 §6 refresh with a narrower scope', () => {
+  it('narrows the new access token only: the new refresh token keeps the scope of the one it replaces', async () => {
+    const clock = new FixedClock(Date.UTC(2026, 0, 15));
+    const presented = generateCredential('refreshToken', cryptoRandom);
+    const stored = {
+      tokenHash: hashCredential(presented), grantId: 1, applicationId: 7, userId: 3, scope: ['read', 'write'],
+      createdAt: clock.now(), expiresAt: clock.now() + lifetimes.refreshTokenIdle, revokedAt: null, rotatedAt: null, originCodeHash: 'c'.repeat(64),
+    };
+    let rotatedTo: IssuedTokens | undefined;
+    const grant = createRefreshTokenGrant({
+      clock, random: cryptoRandom,
+      grants: { async revokeGrant() {}, async revokeTokensFromCode() {} },
+      audit: { async recordEvent() {}, async listEventsForUser() { return []; } },
+      tokens: {
+        findRefreshToken: async (hash) => (hash === stored.tokenHash ? stored : undefined),
+        rotateRefreshToken: async (_hash, next) => { rotatedTo = next; return true; },
+      },
+    });
+    const client = { application: application({ id: 7 } as Partial<Application>).application, confidential: true };
+    const response = await grant.handle({ client, params: { grant_type: 'refresh_token', refresh_token: presented, scope: 'read' }, ip: null });
+    assert.equal(response.scope, undefined);
+    assert.deepEqual(rotatedTo!.access.scope, ['read']);
+    assert.deepEqual(rotatedTo!.refresh!.scope, ['read', 'write']);
   });
 });
 

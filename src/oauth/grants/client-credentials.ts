@@ -16,7 +16,7 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
     for (let attempt = 0; attempt < 3; attempt++) {
       const grant = await deps.grants.findOrCreateActiveGrant(userId, applicationId, scope, now);
       // RFC 6749 §4.4.3: a refresh token SHOULD NOT be included.
-      const minted = mintTokens(deps, { grantId: grant.id, applicationId, userId, scope }, false);
+      const minted = mintTokens(deps, { grantId: grant.id, applicationId, userId, scope, originCodeHash: null }, false);
       minted.records.event = {
         type: 'token.issued', userId, applicationId,
         ip, detail: { grant_type: 'client_credentials', grant_id: grant.id }, createdAt: now,

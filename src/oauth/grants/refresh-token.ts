@@ -8,11 +8,11 @@ import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';
 import { narrowScope } from '../scopes.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
-import { revokeCompromisedGrant } from './compromised-grant.ts';
+import { revokeCompromisedAuthorization } from './compromised-authorization.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 
 export interface RefreshTokenGrantDeps extends TokenMinter {
-  grants: Pick<GrantStore, 'revokeGrant'>;
+  grants: Pick<GrantStore, 'revokeGrant' | 'revokeTokensFromCode'>;
   tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
   audit: AuditStore;
 }
@@ -20,7 +20,7 @@ export interface RefreshTokenGrantDeps extends TokenMinter {
 const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
 
 export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandler {
-  const treatAsStolen = (stored: RefreshToken, now: number, ip: string | null) => revokeCompromisedGrant(deps, stored, {
+  const treatAsStolen = (stored: RefreshToken, now: number, ip: string | null) => revokeCompromisedAuthorization(deps, stored, {
     type: 'refresh_token.reused', now, ip,
     description: 'The refresh token was already used; every token of this authorization is revoked',
   });
@@ -49,8 +49,11 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
       if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
 
       const scope = narrowScope(params.scope, stored.scope);
-      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope };
+      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope, originCodeHash: stored.originCodeHash };
       const minted = mintTokens(deps, subject, true);
+      // RFC 6749 §6: a narrower scope applies to the new access token only; the new
+      // refresh token keeps the scope of the one it replaces.
+      minted.records.refresh!.scope = stored.scope;
       minted.records.event = {
         type: 'token.refreshed', userId: stored.userId, applicationId: stored.applicationId,
         ip, detail: { grant_id: stored.grantId }, createdAt: now,

@@ -82,6 +82,19 @@ export class KyselyGrantStore implements GrantStore {
     });
   }
 
+  async revokeTokensFromCode(grantId: number, codeHash: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      // The grant row first, as token issue and rotation take it: on PostgreSQL a
+      // rotation under way in this authorization commits before the updates below
+      // start, so the tokens it issued are seen and revoked with the rest.
+      await trx.updateTable('grants').set((eb) => ({ last_used_at: eb.ref('last_used_at') })).where('id', '=', grantId).execute();
+      for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+        await trx.updateTable(table).set({ revoked_at: now })
+          .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
+      }
+    });
+  }
+
   async listConnectedApplications(userId: number): Promise<ConnectedApplication[]> {
     const rows = await this.db.selectFrom('grants')
       .innerJoin('applications', 'applications.id', 'grants.application_id')

@@ -15,7 +15,7 @@ import { KyselySessionStore } from './sessions.ts';
 import { issueInOneStatement } from './token-issue-postgres.ts';
 import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
-import { directStatements, groupCommit } from './transactions.ts';
+import { groupCommit } from './transactions.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
@@ -28,7 +28,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     users: mappingErrors(new KyselyUserStore(db)),
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
-    codes: mappingErrors(new KyselyAuthorizationCodeStore(db, writes ?? directStatements(db))),
+    codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
     tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),

@@ -20,6 +20,7 @@ function issuedRows({ access, refresh, event }: IssuedTokens): [access: string, 
   const tokenRow = (token: AccessToken): Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> => ({
     token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
     scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
+    origin_code_hash: token.originCodeHash,
   });
   return [
     JSON.stringify([tokenRow(access)]),
@@ -88,6 +89,27 @@ export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
       select token_hash from rotated`.compile(db),
   }));
 
+  // The code exchange is the rotation's twin: the code row takes the refresh
+  // token's place, so of two redemptions exactly one spends it, and a loser that
+  // then revokes what the code issued (a replay) finds the winner's tokens committed.
+  const redeem = preparedStatement((
+    grantId: number, codeHash: string, now: number, access: string, refresh: string, event: string,
+  ) => ({
+    compile: () => sql`
+      with claimed as (
+        update grants set last_used_at = ${now}
+        where id = ${grantId} and revoked_at is null
+          and exists (select 1 from authorization_codes where code_hash = ${codeHash} and consumed_at is null)
+        returning id
+      ), consumed as (
+        update authorization_codes set consumed_at = ${now}
+        where code_hash = ${codeHash} and consumed_at is null
+          and exists (select 1 from claimed)
+        returning code_hash
+      ), ${insertsAfter('consumed', access, refresh, event)}
+      select code_hash from consumed`.compile(db),
+  }));
+
   return {
     async save(tokens) {
       const result = await save(db, tokens.access.grantId, tokens.access.createdAt, ...issuedRows(tokens));
@@ -95,6 +117,10 @@ export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
     },
     async rotate(previousHash, next, now) {
       const result = await rotate(db, next.access.grantId, previousHash, now, ...issuedRows(next));
+      return result.rows.length > 0;
+    },
+    async redeem(codeHash, tokens, now) {
+      const result = await redeem(db, tokens.access.grantId, codeHash, now, ...issuedRows(tokens));
       return result.rows.length > 0;
     },
   };

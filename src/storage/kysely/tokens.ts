@@ -10,7 +10,7 @@ import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
 
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
-  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at',
+  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
 ]);
 export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
 
@@ -24,6 +24,7 @@ function toAccessToken(row: AccessTokenRow): AccessToken {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    originCodeHash: row.origin_code_hash,
   };
 }
 
@@ -64,6 +65,12 @@ export class KyselyTokenStore implements TokenStore {
   // refresh token wins (token-writes.ts, token-issue-postgres.ts say how).
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
     return this.issue.rotate(previousHash, next, now);
+  }
+
+  // RFC 6749 §4.1.2: of the requests presenting one code, exactly one spends it,
+  // in the transaction that saves its tokens.
+  redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean> {
+    return this.issue.redeem(codeHash, tokens, now);
   }
 
   async revokeAccessToken(tokenHash: string, now: number): Promise<boolean> {

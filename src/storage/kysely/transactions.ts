@@ -11,14 +11,6 @@ export function separateTransactions(db: Kysely<Database>): RunInTransaction {
   return (work) => db.transaction().execute(work);
 }
 
-/** Runs one write statement: on its own where it is atomic anyway, or inside a group commit. */
-export type RunStatement = <T>(work: (runner: Kysely<Database>) => Promise<T>) => Promise<T>;
-
-/** PostgreSQL: a single statement commits by itself, without BEGIN and COMMIT round trips. */
-export function directStatements(db: Kysely<Database>): RunStatement {
-  return (work) => work(db);
-}
-
 interface Pending {
   work: (trx: Transaction<Database>) => Promise<unknown>;
   resolve(value: unknown): void;

@@ -6,6 +6,7 @@ import { initialMigration } from './0001-initial.ts';
 import { secretRevealsMigration } from './0002-secret-reveals.ts';
 import { purgeIndexesMigration } from './0003-purge-indexes.ts';
 import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.ts';
+import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -16,6 +17,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0002-secret-reveals': secretRevealsMigration(),
       '0003-purge-indexes': purgeIndexesMigration(),
       '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
+      '0005-token-origin-code': tokenOriginCodeMigration(),
     };
   }
 }

@@ -1,0 +1,45 @@
+// A credential presented again after it was used means someone else holds a copy:
+// every token of the authorization it belongs to is revoked and the event recorded
+// (RFC 6749 §4.1.2 for codes, RFC 9700 §4.14.2 for refresh tokens). Only that
+// authorization: the user's other devices, and the client_credentials tokens that
+// share the user's grant, keep theirs.
+import type { AuditEventType } from '../../storage/records.ts';
+import type { AuditStore, GrantStore } from '../../storage/stores.ts';
+import { OAuthError } from '../errors.ts';
+
+type AuthorizationRevoker = Pick<GrantStore, 'revokeGrant' | 'revokeTokensFromCode'>;
+
+export interface CompromisedAuthorizationDeps {
+  grants: AuthorizationRevoker;
+  audit: AuditStore;
+}
+
+export interface ReusedCredential {
+  grantId: number;
+  userId: number;
+  applicationId: number;
+  /** The authorization code the credential descends from (a code's own hash for a code). */
+  originCodeHash: string | null;
+}
+
+/**
+ * Revokes the tokens descended from the credential's authorization code. A token
+ * from before that code was recorded (migration 0005) has none: its whole grant goes.
+ */
+export async function revokeAuthorization(grants: AuthorizationRevoker, credential: Omit<ReusedCredential, 'userId' | 'applicationId'>, now: number): Promise<void> {
+  if (credential.originCodeHash === null) await grants.revokeGrant(credential.grantId, now);
+  else await grants.revokeTokensFromCode(credential.grantId, credential.originCodeHash, now);
+}
+
+export async function revokeCompromisedAuthorization(
+  deps: CompromisedAuthorizationDeps,
+  reused: ReusedCredential,
+  event: { type: AuditEventType; now: number; ip: string | null; description: string },
+): Promise<never> {
+  await revokeAuthorization(deps.grants, reused, event.now);
+  await deps.audit.recordEvent({
+    type: event.type, userId: reused.userId, applicationId: reused.applicationId,
+    ip: event.ip, detail: { grant_id: reused.grantId }, createdAt: event.now,
+  });
+  throw new OAuthError('invalid_grant', event.description);
+}

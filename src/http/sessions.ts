@@ -94,7 +94,8 @@ export function createSessions(deps: SessionDeps) {
       if (submitted === undefined) return false;
       const signedIn = await this.current(request);
       const expected = signedIn?.session.csrfToken ?? readCookie(request.headers.cookie, CSRF_COOKIE);
-      if (expected === undefined) return false;
+      // An empty cookie (one planted from a sibling domain, say) matches an empty field: never accept it.
+      if (expected === undefined || expected === '') return false;
       const a = Buffer.from(submitted);
       const b = Buffer.from(expected);
       return a.length === b.length && timingSafeEqual(a, b);

@@ -5,7 +5,7 @@
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
 import type { AuditStore, AuthorizationCodeStore, ConsentStore, GrantStore } from '../storage/stores.ts';
 import type { AuthorizationRequest } from './authorize.ts';
-import { OAuthError } from './errors.ts';
+import { OAuthError, type OAuthErrorCode } from './errors.ts';
 import { lifetimes } from './lifetimes.ts';
 import { OOB_REDIRECT_URI, buildRedirect } from './redirect-uris.ts';
 import type { TokenMinter } from './tokens.ts';
@@ -18,7 +18,7 @@ export type AuthorizationStep =
 export interface AuthorizationDecisionDeps extends TokenMinter {
   grants: Pick<GrantStore, 'findOrCreateActiveGrant'>;
   codes: Pick<AuthorizationCodeStore, 'saveAuthorizationCode'>;
-  consents: Pick<ConsentStore, 'findConsent' | 'rememberConsent'>;
+  consents: Pick<ConsentStore, 'findConsent' | 'rememberConsent' | 'forgetConsent'>;
   audit: AuditStore;
   /** RFC 9207 `iss`: the issuer identifier, i.e. FOLIO_BASE_URL. */
   issuer: string;
@@ -35,11 +35,11 @@ export async function decideAuthorization(
   // withoutLoginPrompt), so forcing a fresh sign-in cannot loop.
   if (request.prompt.login) return { step: 'sign_in', endCurrentSession: userId !== undefined };
   if (userId === undefined) {
-    if (request.prompt.none) throw new OAuthError('login_required', 'The user is not signed in').withRedirect(redirectTarget(request));
+    if (request.prompt.none) throw errorForRequest(request, 'login_required', 'The user is not signed in');
     return { step: 'sign_in', endCurrentSession: false };
   }
   if (await needsConsent(request, userId, deps)) {
-    if (request.prompt.none) throw new OAuthError('consent_required', 'The user has not approved this application').withRedirect(redirectTarget(request));
+    if (request.prompt.none) throw errorForRequest(request, 'consent_required', 'The user has not approved this application');
     return { step: 'consent' };
   }
   return { step: 'redirect', location: await issueCode(request, userId, deps) };
@@ -63,8 +63,10 @@ export async function answerConsent(
   const now = deps.clock.now();
   const event = { userId, applicationId: request.application.id, ip, detail: { scope: request.scope.join(' ') }, createdAt: now };
   if (!approved) {
+    // The latest answer is the one remembered: a denial withdraws an earlier approval.
+    await deps.consents.forgetConsent(userId, request.application.id);
     await deps.audit.recordEvent({ type: 'consent.denied', ...event });
-    return errorLocation(new OAuthError('access_denied', 'The user denied the request').withRedirect(redirectTarget(request)), deps);
+    return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);
   }
   await deps.consents.rememberConsent(userId, request.application.id, request.scope, now);
   await deps.audit.recordEvent({ type: 'consent.granted', ...event });
@@ -78,8 +80,15 @@ export function errorLocation(error: OAuthError, deps: Pick<AuthorizationDecisio
   return buildRedirect(redirectUri, { error: error.code, error_description: error.description, state, iss: deps.issuer });
 }
 
-function redirectTarget(request: AuthorizationRequest) {
-  return { redirectUri: request.redirectUri, state: request.state };
+/**
+ * An error about a verified request goes back to its redirect URI, with its
+ * state (RFC 6749 §4.1.2.1); the out-of-band URI has no address a browser can
+ * go to, so there the error is shown on a page (errorLocation throws it).
+ */
+export function errorForRequest(request: AuthorizationRequest, code: OAuthErrorCode, description: string): OAuthError {
+  const error = new OAuthError(code, description);
+  if (request.redirectUri === OOB_REDIRECT_URI) return error;
+  return error.withRedirect({ redirectUri: request.redirectUri, state: request.state });
 }
 
 async function needsConsent(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<boolean> {

@@ -1,6 +1,7 @@
 // The authorization endpoint as a browser meets it (RFC 6749 §4.1.1–4.1.2,
 // RFC 9207, RFC 8252, DESIGN §2 "Authorization endpoint").
 import assert from 'node:assert/strict';
+import { StorageUnavailableError } from '../../src/storage/stores.ts';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   type TestApp, type TestClient, PASSWORD, approve, authorizeUrl, bearer, cookieHeader, cookiesFrom, createClient,
@@ -115,6 +116,40 @@ describe('authorization endpoint', () => {
       assert.equal(response.statusCode, 200);
       assert.ok(!response.body.includes('<script>alert(1)</script>'));
       assert.match(response.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    });
+  });
+
+  describe('RFC 6749 §4.1.2.1 unexpected failures after the client is verified', () => {
+    for (const [failure, code] of [[new Error('boom'), 'server_error'], [new StorageUnavailableError(new Error('down')), 'temporarily_unavailable']] as const) {
+      it(`are sent back to the client as ${code}, with state`, async () => {
+        const client = await createClient(t, await createUser(t));
+        const jar = await signIn(t, await createUser(t));
+        t.storage.consents.findConsent = async () => { throw failure; };
+        const response = await get(t, authorizeUrl(client, { state: TRICKY_STATE }), jar);
+        assert.equal(response.statusCode, 302);
+        assertRedirectedError(response.headers.location as string, 'https://client.example/callback', code, TRICKY_STATE);
+      });
+    }
+  });
+
+  describe('a long state and sign-in', () => {
+    it('carries a state of 2,048 characters through sign-in and back', async () => {
+      const client = await createClient(t, await createUser(t));
+      const user = await createUser(t);
+      const state = 'x'.repeat(2048);
+      const toLogin = await get(t, authorizeUrl(client, { state }));
+      assert.equal(toLogin.statusCode, 302);
+      const returnTo = new URL(toLogin.headers.location as string, 'http://folio.test').searchParams.get('return_to')!;
+      const signedIn = await signInReturningTo(t, user.email, returnTo, {});
+      assert.equal(signedIn.headers.location, returnTo);
+    });
+
+    it('refuses, to the client, a request whose state sign-in could not carry back once percent-encoded', async () => {
+      const client = await createClient(t, await createUser(t));
+      const state = '/+='.repeat(500);
+      const response = await get(t, authorizeUrl(client, { state }));
+      assert.equal(response.statusCode, 302);
+      assertRedirectedError(response.headers.location as string, 'https://client.example/callback', 'invalid_request', state);
     });
   });
 
@@ -296,6 +331,27 @@ describe('authorization endpoint', () => {
       const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
       assertErrorPage(await get(t, authorizeUrl(client, { redirect_uri: OOB, response_type: 'token' })), /response_type=code/);
     });
+
+    it("names a native app's private-use scheme as the destination on the consent page (RFC 8252 §7.1)", async () => {
+      const client = await createClient(t, await createUser(t), { confidential: false, redirectUris: ['com.example.phone:/cb'] });
+      const jar = await signIn(t, await createUser(t));
+      const page = await get(t, authorizeUrl(client, { redirect_uri: 'com.example.phone:/cb', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }), jar);
+      assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+      assert.match(page.body, /sent back to <strong>com\.example\.phone<\/strong>/);
+    });
+
+    it('shows a denial on a page rather than sending the browser to the URN', async () => {
+      const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
+      const jar = await signIn(t, await createUser(t));
+      assertErrorPage(await answer(t, jar, authorizeUrl(client, { redirect_uri: OOB }), 'deny'), /denied/);
+    });
+
+    it('shows prompt=none errors on a page: login_required, then consent_required', async () => {
+      const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
+      assertErrorPage(await get(t, authorizeUrl(client, { redirect_uri: OOB, prompt: 'none' })), /not signed in/);
+      const jar = await signIn(t, await createUser(t));
+      assertErrorPage(await get(t, authorizeUrl(client, { redirect_uri: OOB, prompt: 'none' }), jar), /not approved/);
+    });
   });
 
   describe('prompt_login=true and prompt=login force a new sign-in (spec §4.1)', () => {
@@ -368,6 +424,16 @@ describe('authorization endpoint', () => {
       const jar = await signIn(t, await createUser(t));
       await approve(t, jar, authorizeUrl(client));
       const again = await get(t, authorizeUrl(client, { prompt: 'consent' }), jar);
+      assert.equal(again.statusCode, 200);
+      assert.match(again.body, /Allow access/);
+    });
+
+    it('denying withdraws a remembered consent: the next request shows the consent page again', async () => {
+      const client = await createClient(t, await createUser(t));
+      const jar = await signIn(t, await createUser(t));
+      await approve(t, jar, authorizeUrl(client));
+      assert.equal((await answer(t, jar, authorizeUrl(client, { prompt: 'consent' }), 'deny')).statusCode, 303);
+      const again = await get(t, authorizeUrl(client), jar);
       assert.equal(again.statusCode, 200);
       assert.match(again.body, /Allow access/);
     });

@@ -72,6 +72,12 @@ describe('sign-in', () => {
       assert.equal(cookiesFrom(response).folio_session, undefined);
     });
 
+    it('refuses an empty CSRF token matched by an empty cookie (a cookie planted from a sibling domain)', async () => {
+      const response = await post(t, '/login', { csrf_token: '', email: user.email, password: PASSWORD }, { folio_csrf: '' });
+      assert.equal(response.statusCode, 403);
+      assert.equal(cookiesFrom(response).folio_session, undefined);
+    });
+
     it('refuses a CSRF token that does not match the cookie', async () => {
       const response = await post(t, '/login', { csrf_token: 'x'.repeat(43), email: user.email, password: PASSWORD }, { folio_csrf: 'y'.repeat(43) });
       assert.equal(response.statusCode, 403);

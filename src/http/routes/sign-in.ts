@@ -32,8 +32,11 @@ const lockedMessage = (ms: number) => `Too many failed sign-in attempts. Try aga
  * control or non-ASCII characters cannot go in a header at all (our own return
  * addresses are percent-encoded), so only printable ASCII is accepted.
  */
+/** Longer return paths are dropped: the sign-in URL carrying one encoded again must fit in a request line. */
+export const MAX_RETURN_PATH = 4096;
+
 export function safeReturnPath(value: string | undefined): string {
-  if (value === undefined || value.length > 4096 || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  if (value === undefined || value.length > MAX_RETURN_PATH || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
   if (/[^\x21-\x7e]/.test(value)) return '/';
   return value;
 }

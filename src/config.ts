@@ -1,5 +1,6 @@
 // Configuration is parsed once, here, from the environment (DESIGN §4). Nothing
 // else in src/ reads the environment; main.ts asks processEnvironment() for it.
+import { isIP } from 'node:net';
 import { isLoopbackHost } from './platform/loopback.ts';
 
 export type Environment = 'development' | 'production' | 'test';
@@ -10,6 +11,11 @@ export interface Config {
   databaseUrl: string;
   /** Public base address without a trailing slash; issuer, links and redirects use it. */
   baseUrl: string;
+  /**
+   * FOLIO_BASE_URL is unset: the base address is http://localhost on the port served
+   * (`serve --port` moves it too), so links and redirects reach this server.
+   */
+  baseUrlFollowsPort: boolean;
   host: string;
   port: number;
   redisUrl: string | null;
@@ -75,9 +81,12 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, 'true, false, 1 or 0', value);
 }
 
-function baseUrl(env: Env, environment: Environment): string {
+/** Port 0 asks for any free port, unknown until listening: then the usual 3000 stands. */
+const defaultBaseUrl = (port: number) => `http://localhost:${port === 0 ? 3000 : port}`;
+
+function baseUrl(env: Env, environment: Environment, port: number): string {
   const name = 'FOLIO_BASE_URL';
-  const value = read(env, name) ?? 'http://localhost:3000';
+  const value = read(env, name) ?? defaultBaseUrl(port);
   const accepted = 'an absolute http(s) URL without query or fragment, like https://folio.example.com';
   let url: URL;
   try {
@@ -127,11 +136,17 @@ function trustProxy(env: Env): false | number | string[] {
   if (value === undefined || value.toLowerCase() === 'false') return false;
   if (/^[0-9]{1,2}$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  const address = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(?:\/[0-9]{1,3})?$/i;
-  if (entries.length === 0 || !entries.every((entry) => address.test(entry))) {
+  if (entries.length === 0 || !entries.every(isAddressOrCidr)) {
     throw new ConfigError(name, 'false, a hop count, or comma-separated proxy addresses or CIDRs like 10.0.0.0/8', value);
   }
   return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 function port(env: Env): number {
@@ -153,12 +168,14 @@ export function processEnvironment(): Env {
 
 export function loadConfig(env: Env): Config {
   const environment = oneOf(env, 'FOLIO_ENV', ENVIRONMENTS, 'development');
+  const servedPort = port(env);
   return deepFreeze({
     env: environment,
     databaseUrl: databaseUrl(env),
-    baseUrl: baseUrl(env, environment),
+    baseUrl: baseUrl(env, environment, servedPort),
+    baseUrlFollowsPort: read(env, 'FOLIO_BASE_URL') === undefined,
     host: read(env, 'FOLIO_HOST') ?? '127.0.0.1',
-    port: port(env),
+    port: servedPort,
     redisUrl: redisUrl(env),
     logLevel: oneOf(env, 'FOLIO_LOG_LEVEL', LOG_LEVELS, 'info'),
     rateLimitPerMinute: integer(env, 'FOLIO_RATE_LIMIT_PER_MINUTE', 1, Number.MAX_SAFE_INTEGER, 360),
@@ -167,4 +184,9 @@ export function loadConfig(env: Env): Config {
     purgeIntervalMs: integer(env, 'FOLIO_PURGE_INTERVAL_SECONDS', 1, 86_400, 300) * 1000,
     databasePoolSize: integer(env, 'FOLIO_DATABASE_POOL_SIZE', 1, 1000, 10),
   });
+}
+
+/** The configuration with another port to serve on (`serve --port`), the default base address following it. */
+export function withPort(config: Config, servedPort: number): Config {
+  return deepFreeze({ ...config, port: servedPort, baseUrl: config.baseUrlFollowsPort ? defaultBaseUrl(servedPort) : config.baseUrl });
 }

@@ -16,8 +16,6 @@ import type { Storage } from './storage/stores.ts';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServerOptions {
-  /** Overrides config.port (`folio serve --port N`); 0 picks a free port. */
-  port?: number | undefined;
   /** Where the friendly start-up lines go; stdout by default. */
   print?: (text: string) => void;
 }
@@ -54,6 +52,19 @@ function startPurgeTimer(storage: Storage, clock: Clock, logger: Logger, interva
   };
 }
 
+/** A listen failure names the setting behind it, as a bad value in config.ts does. */
+async function listenOrExplain(app: Awaited<ReturnType<typeof buildApp>>, config: Config): Promise<string> {
+  try {
+    return await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const cause = error instanceof Error ? error.message : String(error);
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new Error(`cannot listen on port ${config.port} (FOLIO_PORT or --port): ${cause}`, { cause: error });
+    if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') throw new Error(`cannot listen on FOLIO_HOST=${config.host}: ${cause}`, { cause: error });
+    throw error;
+  }
+}
+
 async function seedIfNew(storage: Storage, config: Config, print: (text: string) => void): Promise<void> {
   if (config.env === 'production' || await storage.users.hasAnyUser()) return;
   const result = await seedDemo({ storage, clock: systemClock, random: cryptoRandom });
@@ -68,9 +79,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let address: string;
   try {
     await storage.migrate();
-    await seedIfNew(storage, config, print);
     app = await buildApp({ config, storage, clock: systemClock, random: cryptoRandom, logger });
-    address = await app.listen({ host: config.host, port: options.port ?? config.port });
+    address = await listenOrExplain(app, config);
+    // Only once listening: the demo's client secrets are printed once, so a start
+    // that failed (a port in use, say) must not use them up.
+    await seedIfNew(storage, config, print);
   } catch (error) {
     await app?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);

@@ -1,3 +1,4 @@
+import { withPort } from '../config.ts';
 import type { RunningServer } from '../server.ts';
 import { parseFlags } from './args.ts';
 import type { CliIo, Command } from './context.ts';
@@ -45,7 +46,7 @@ export const serve: Command = {
 
     // Loaded here so that other verbs do not pay for Fastify and the routes.
     const { startServer } = await import('../server.ts');
-    server = await startServer(config, { port, print: io.out });
+    server = await startServer(port === undefined ? config : withPort(config, port), { print: io.out });
     if (stopping) shutDown(server, io);
   },
 };

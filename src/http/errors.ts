@@ -86,7 +86,9 @@ export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: r
     url,
     config,
     handler: async (request, reply) => {
-      reply.header('allow', allowed.join(', '));
+      // RFC 9110 §10.2.1: Allow lists every method served, and HEAD is served wherever GET is.
+      const served = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD'] : allowed;
+      reply.header('allow', served.join(', '));
       return sendError(request, reply, new OAuthError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}`));
     },
   });

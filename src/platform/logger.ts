@@ -2,6 +2,7 @@
 // cookies are redacted wherever they appear in a log object or a logged URL.
 import { destination as pinoDestination, pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config.ts';
+import { credentialPrefixes } from './secrets.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -49,8 +50,15 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
 /** Query parameters whose values are credentials (an OOB code page URL, a misdirected token). */
 const SECRET_QUERY_PARAMETERS = new Set<string>(SECRET_FIELDS);
 
-/** Replaces the values of credential-bearing query parameters in a path or URL. */
-export function redactUrl(url: string): string {
+/**
+ * Anything shaped like one of our credentials, wherever in a URL it was put (a
+ * path segment, another parameter): its prefix stays, so a reader sees what leaked.
+ */
+const CREDENTIAL = new RegExp(`(${Object.values(credentialPrefixes).join('|')})[A-Za-z0-9_-]+`, 'g');
+
+/** Replaces the values of credential-bearing query parameters, and any credential, in a path or URL. */
+export function redactUrl(original: string): string {
+  const url = original.replace(CREDENTIAL, `$1${REDACTED}`);
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;
   const query = url.slice(queryStart + 1).split('&').map((pair) => {

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,38 @@ describe('folio serve', () => {
     assert.match(server.output(), /demo@folio\.test/);
     assert.match(server.output(), /folio-demo-password/);
     assert.equal(await server.stop(), 0);
+  });
+
+  test('a first start that cannot listen names FOLIO_PORT and seeds nothing, so the next start still shows the demo', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const directory = mkdtempSync(join(tmpdir(), 'folio-serve-'));
+    const databaseFile = join(directory, 'folio.db');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', String(port)], {
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH ?? '', FOLIO_DATABASE_URL: databaseFile, FOLIO_LOG_LEVEL: 'silent', FOLIO_ENV: 'development' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.equal(status, 1);
+      assert.match(stderr, new RegExp(`folio: error: cannot listen on port ${port} \\(FOLIO_PORT or --port\\)`));
+      assert.doesNotMatch(stdout, /demo@folio\.test|folio_cs_/);
+      const db = createSqliteKysely(databaseFile);
+      try {
+        const users = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+        assert.equal(Number(users.count), 0);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      taken.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   test('never seeds demo data in production', async () => {

@@ -252,7 +252,7 @@ describe('bearer API v2', () => {
       for (const url of ['/api/v2/portfolios', '/api/v2/portfolios.json', '/api/v2/my_user']) {
         const response = await t.app.inject({ method: 'POST', url, headers: bearer(accessToken) });
         assert.equal(response.statusCode, 405, url);
-        assert.equal(response.headers.allow, 'GET');
+        assert.equal(response.headers.allow, 'GET, HEAD');
         assert.equal(response.json().error, 'method_not_allowed');
       }
     });

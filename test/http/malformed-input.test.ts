@@ -132,7 +132,7 @@ describe('malformed input', () => {
     it('answers DELETE /api/v2/portfolios with 405 and Allow: GET', async () => {
       const response = await t.app.inject({ method: 'DELETE', url: '/api/v2/portfolios' });
       assertJsonError(response, 405, 'method_not_allowed');
-      assert.equal(response.headers.allow, 'GET');
+      assert.equal(response.headers.allow, 'GET, HEAD');
     });
 
     it('answers DELETE /oauth2/authorize with a 405 page', async () => {

@@ -66,10 +66,10 @@ describe('authorization server metadata', () => {
   });
 
   describe('RFC 8414 §3 metadata request', () => {
-    it('refuses POST with 405 and Allow: GET', async () => {
+    it('refuses POST with 405 and Allow: GET, HEAD', async () => {
       const response = await t.app.inject({ method: 'POST', url: '/.well-known/oauth-authorization-server' });
       assert.equal(response.statusCode, 405);
-      assert.equal(response.headers.allow, 'GET');
+      assert.equal(response.headers.allow, 'GET, HEAD');
     });
   });
 });

@@ -50,7 +50,7 @@ describe('portfolio pages', () => {
   afterEach(async () => { await t.close(); });
 
   describe('signed out', () => {
-    for (const url of ['/portfolios', '/portfolios/new', '/portfolios/1/edit', '/portfolios/1/delete']) {
+    for (const url of ['/portfolios', '/portfolios/new', '/portfolios/1', '/portfolios/1/edit', '/portfolios/1/delete']) {
       it(`GET ${url} redirects to sign-in and back`, async () => {
         const response = await get(t, url);
         assert.equal(response.statusCode, 302);
@@ -292,9 +292,18 @@ describe('portfolio pages', () => {
     });
   });
 
+  it("the portfolio's own address, which API records link to, leads its owner to its page and others to 404", async () => {
+    const portfolio = await createPortfolio(t, user, 'Linked');
+    const own = await get(t, `/portfolios/${portfolio.id}`, jar);
+    assert.equal(own.statusCode, 302);
+    assert.equal(own.headers.location, `/portfolios/${portfolio.id}/edit`);
+    const stranger = await signIn(t, await createUser(t, 'Stranger'));
+    assert.equal((await get(t, `/portfolios/${portfolio.id}`, stranger)).statusCode, 404);
+  });
+
   it('answers other methods with 405', async () => {
     const response = await t.app.inject({ method: 'DELETE', url: '/portfolios/1/delete', headers: { cookie: cookieHeader(jar) } });
     assert.equal(response.statusCode, 405);
-    assert.equal(response.headers.allow, 'GET, POST');
+    assert.equal(response.headers.allow, 'GET, POST, HEAD');
   });
 });

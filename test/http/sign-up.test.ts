@@ -199,7 +199,7 @@ describe('sign-up', () => {
     it('answers other methods with 405', async () => {
       const response = await t.app.inject({ method: 'PUT', url: '/signup' });
       assert.equal(response.statusCode, 405);
-      assert.equal(response.headers.allow, 'GET, POST');
+      assert.equal(response.headers.allow, 'GET, POST, HEAD');
     });
   });
 

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, withPort } from '../../src/config.ts';
 
 function rejects(env: Record<string, string>, variable: string, accepted: RegExp): void {
   assert.throws(() => loadConfig(env), (error: unknown) => {
@@ -12,11 +12,21 @@ function rejects(env: Record<string, string>, variable: string, accepted: RegExp
 }
 
 describe('loadConfig', () => {
+  test('without FOLIO_BASE_URL the base address follows the port served, FOLIO_PORT or serve --port', () => {
+    assert.equal(loadConfig({ FOLIO_PORT: '3413' }).baseUrl, 'http://localhost:3413');
+    assert.equal(withPort(loadConfig({}), 4000).baseUrl, 'http://localhost:4000');
+    assert.equal(withPort(loadConfig({}), 4000).port, 4000);
+    const explicit = loadConfig({ FOLIO_PORT: '3413', FOLIO_BASE_URL: 'https://folio.example' });
+    assert.equal(explicit.baseUrl, 'https://folio.example');
+    assert.equal(withPort(explicit, 4000).baseUrl, 'https://folio.example');
+  });
+
   test('uses the documented defaults for an empty environment', () => {
     assert.deepEqual({ ...loadConfig({}) }, {
       env: 'development',
       databaseUrl: './data/folio.db',
       baseUrl: 'http://localhost:3000',
+      baseUrlFollowsPort: true,
       host: '127.0.0.1',
       port: 3000,
       redisUrl: null,
@@ -94,7 +104,10 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ FOLIO_TRUST_PROXY: 'false' }).trustProxy, false);
     assert.equal(loadConfig({ FOLIO_TRUST_PROXY: '1' }).trustProxy, 1);
     assert.deepEqual(loadConfig({ FOLIO_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1']);
-    for (const bad of ['yes', 'true', '10.0.0.0/8,evil host']) rejects({ FOLIO_TRUST_PROXY: bad }, 'FOLIO_TRUST_PROXY', /hop count/);
+    for (const bad of ['yes', 'true', '10.0.0.0/8,evil host', '999.999.999.999', ':', '10.0.0.0/33', '::1/129', '10.0.0.1/8/8']) {
+      rejects({ FOLIO_TRUST_PROXY: bad }, 'FOLIO_TRUST_PROXY', /hop count/);
+    }
+    assert.deepEqual(loadConfig({ FOLIO_TRUST_PROXY: '2001:db8::/32' }).trustProxy, ['2001:db8::/32']);
   });
 
   test('FOLIO_REDIS_URL accepts redis:// and rediss:// only', () => {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
+import { cryptoRandom } from '../../src/platform/random.ts';
+import { generateCredential } from '../../src/platform/secrets.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -82,6 +84,12 @@ describe('logger redaction', () => {
     assert.equal(redactUrl('/api/v2/portfolios.json'), '/api/v2/portfolios.json');
     assert.equal(redactUrl('/x?page=2&per_page=10'), '/x?page=2&per_page=10');
     assert.equal(redactUrl('/x?access_token=abc&page=2'), '/x?access_token=%5Bredacted%5D&page=2');
+  });
+
+  test('redactUrl redacts a credential wherever it sits: in the path or under another parameter', () => {
+    const token = generateCredential('accessToken', cryptoRandom);
+    assert.equal(redactUrl(`/api/v2/portfolios/${token}`), '/api/v2/portfolios/folio_at_[redacted]');
+    assert.equal(redactUrl(`/x?foo=${token}&page=2`), '/x?foo=folio_at_[redacted]&page=2');
   });
 
   test('honours the configured level', () => {

@@ -75,6 +75,13 @@ export function registerPortfolioPages(app: FastifyInstance, deps: PortfolioPage
     return reply.redirect('/portfolios?notice=created', 303);
   });
 
+  // The portfolio's own address in the web interface, which API records link to
+  // (links.portfolio, DESIGN §5): its page is the one that shows and edits it.
+  app.get('/portfolios/:id', options, async (request, reply) => {
+    const portfolio = await ownPortfolio(request);
+    return reply.redirect(`/portfolios/${portfolio.id}/edit`, 302);
+  });
+
   app.get('/portfolios/:id/edit', options, async (request, reply) => {
     const portfolio = await ownPortfolio(request);
     return sendPage(reply, 200, renderPortfolioForm({ signedInAs: signedInAs(request), portfolioId: portfolio.id, values: formValuesOf(portfolio) }));
@@ -109,6 +116,7 @@ export function registerPortfolioPages(app: FastifyInstance, deps: PortfolioPage
   const html = { html: true };
   refuseOtherMethods(app, '/portfolios', ['GET'], html);
   refuseOtherMethods(app, '/portfolios/new', ['GET', 'POST'], html);
+  refuseOtherMethods(app, '/portfolios/:id', ['GET'], html);
   refuseOtherMethods(app, '/portfolios/:id/edit', ['GET', 'POST'], html);
   refuseOtherMethods(app, '/portfolios/:id/delete', ['GET', 'POST'], html);
 }

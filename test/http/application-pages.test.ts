@@ -173,6 +173,8 @@ describe('API settings pages', () => {
     for (const [label, fields, field, message] of [
       ['an empty name', { name: '   ' }, 'name', /1 to 100 characters/],
       ['a name of 101 characters', { name: 'x'.repeat(101) }, 'name', /1 to 100 characters/],
+      ['a name that a right-to-left override reorders', { name: 'Tax \u202Eppa lanigirO' }, 'name', /control or text-direction characters/],
+      ['a name with a control character', { name: 'Tax\u0007Helper' }, 'name', /control or text-direction characters/],
       ['no redirect URI', { redirect_uris: '\n \n' }, 'redirect_uris', /At least one redirect URI/],
       ['plain http to a public host', { redirect_uris: 'http://evil.example/cb' }, 'redirect_uris', /must use https unless its host is loopback/],
       ['a fragment', { redirect_uris: 'https://a.example/cb#frag' }, 'redirect_uris', /must not contain a fragment/],

@@ -332,6 +332,13 @@ describe('authorization endpoint', () => {
       assertErrorPage(await get(t, authorizeUrl(client, { redirect_uri: OOB, response_type: 'token' })), /response_type=code/);
     });
 
+    it('shows only what could be one of its codes: other text from a link is not presented as a code', async () => {
+      const spoof = await get(t, `/oauth2/authorize/native?${new URLSearchParams({ code: 'Call 555-0100 to verify your account' })}`);
+      assert.equal(spoof.statusCode, 200);
+      assert.doesNotMatch(spoof.body, /555-0100/);
+      assert.match(spoof.body, /No authorization code/);
+    });
+
     it("names a native app's private-use scheme as the destination on the consent page (RFC 8252 §7.1)", async () => {
       const client = await createClient(t, await createUser(t), { confidential: false, redirectUris: ['com.example.phone:/cb'] });
       const jar = await signIn(t, await createUser(t));

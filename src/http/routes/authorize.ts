@@ -5,6 +5,7 @@ import { type AuthorizationRequest, validateAuthorizationRequest } from '../../o
 import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { OOB_REDIRECT_URI } from '../../oauth/redirect-uris.ts';
+import { isWellFormedCredential } from '../../platform/secrets.ts';
 import type { ApplicationStore, UserStore } from '../../storage/stores.ts';
 import { renderConsentPage } from '../../web/consent-page.ts';
 import { renderNativeCodePage } from '../../web/native-code-page.ts';
@@ -87,7 +88,10 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
 
   app.get(oauthPaths.nativeCode, { config: html }, async (request, reply) => {
     const { code } = parseQuery(request.url);
-    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(code));
+    // Only what could be one of our codes is shown: this page must not present
+    // any text a link carries as an authorization code from Folio.
+    const shown = code !== undefined && isWellFormedCredential('authorizationCode', code) ? code : undefined;
+    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(shown));
   });
 
   async function renderConsent(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest) {

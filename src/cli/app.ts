@@ -37,8 +37,10 @@ export const appCreate: Command = {
     if (uris.length === 0) throw new UsageError('app create needs --redirect-uri');
     const redirectUris = validRedirectUris(uris);
     if (values.pkce && values['no-pkce']) throw new UsageError('app create takes --pkce or --no-pkce, not both');
+    // RFC 9700 §2.1.1: PKCE is the only protection a public client's code has, so
+    // it cannot be turned off there (the settings page enforces the same).
+    if (values.public && values['no-pkce']) throw new UsageError('a public application must use PKCE: --public and --no-pkce do not go together');
     const confidential = !values.public;
-    // PKCE is the only protection a public client's code has, so it is on unless refused.
     const pkceRequired = values.pkce ? true : values['no-pkce'] ? false : !confidential;
 
     const registered = await withStorage(config, async (storage) => {

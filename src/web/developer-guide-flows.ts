@@ -12,9 +12,7 @@ export function authorizationCodeFlow(base: string): SafeHtml {
         Public applications must send it; confidential ones may.</li>
       <li>Make a random <code>state</code> and keep it with the verifier in the user's session.</li>
       <li>Send the browser to the authorization endpoint:
-        ${pre(`${base}/oauth2/authorize?response_type=code&client_id=CLIENT_ID
-  &redirect_uri=https%3A%2F%2Fclient.example%2Fcallback&state=STATE
-  &code_challenge=CHALLENGE&code_challenge_method=S256`)}
+        ${pre(`${base}/oauth2/authorize?response_type=code&client_id=CLIENT_ID&redirect_uri=https%3A%2F%2Fclient.example%2Fcallback&state=STATE&code_challenge=CHALLENGE&code_challenge_method=S256`)}
         The user signs in and approves. Add <code>prompt=login</code> (or <code>prompt_login=true</code>) to force a new sign-in,
         <code>prompt=consent</code> to ask again, <code>prompt=none</code> to fail with <code>login_required</code>/<code>consent_required</code> instead of showing a page.</li>
       <li>Folio redirects to your <code>redirect_uri</code> with <code>code</code>, <code>state</code> and <code>iss</code> (RFC 9207).
@@ -54,5 +52,5 @@ export function refreshFlow(base: string): SafeHtml {
       token. The old refresh token dies at once (the old access token lives until it expires). If two of your processes race
       with the same refresh token, exactly one wins; the other gets <code>invalid_grant</code>. Presented again more than
       10 seconds after it was rotated, an old refresh token is treated as stolen and every token of that authorization is
-      revoked: the user must approve again. Refresh from one place (a single-flight lock), as the Folio SDK does.</p>`;
+      revoked: run the authorization flow again. Refresh from one place (a single-flight lock), as the Folio SDK does.</p>`;
 }

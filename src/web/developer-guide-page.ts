@@ -21,8 +21,10 @@ export function renderDeveloperGuide(base: string): string {
     <section class="card" id="register">
       <h2>1. Register an application</h2>
       <p>Sign in and open <a href="/settings/applications">API settings</a> → Register an application. Give a name, one or more
-        redirect URIs (exact match; https, a loopback address, or <code>urn:ietf:wg:oauth:2.0:oob</code>) and say whether it
-        is <strong>confidential</strong> (a server that can keep a secret) or public (a browser or mobile app). You get a
+        redirect URIs (exact match; https, a loopback address, a native app's private-use scheme such as
+        <code>com.example.app:/callback</code>, or <code>urn:ietf:wg:oauth:2.0:oob</code>) and say whether it
+        is <strong>confidential</strong> (a server that can keep a secret) or public (a mobile or desktop app). Folio sends no
+        CORS headers, so a web page on another origin cannot call it: keep tokens on your own server. You get a
         <code>client_id</code> and a <code>client_secret</code>, shown once; rotate it there if it leaks.</p>
       <p>Confidential applications authenticate with HTTP Basic (<code>client_secret_basic</code>) or with
         <code>client_id</code> and <code>client_secret</code> in the body (<code>client_secret_post</code>), never both. Public
@@ -42,7 +44,8 @@ export function renderDeveloperGuide(base: string): string {
     <section class="card" id="api">
       <h2>3. Calling the API</h2>
       <pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${base}/api/v2/portfolios.json</code></pre>
-      <p>The token goes in the Authorization header only (RFC 6750 §2.1); one in the query string or body is refused.
+      <p>The token goes in the Authorization header only (RFC 6750 §2.1): one in the query string is refused, and the body
+        of a GET has no meaning, so one there is never read.
         Paths work with or without <code>.json</code>: <code>/api/v2/portfolios</code>, <code>/api/v2/portfolios/ID</code>,
         <code>/api/v2/my_user</code>, and <code>/oauth2/token/info</code> describes the token itself.</p>
     </section>
@@ -80,14 +83,15 @@ function errorsSection(): SafeHtml {
           <code>error="invalid_token"</code> when it is bad, expired or revoked (refresh and retry once); 403
           <code>insufficient_scope</code>; 404 <code>not_found</code> for a portfolio that is not the user's.</li>
         <li>Authorization endpoint: errors go to your redirect URI with <code>error</code>, <code>state</code> and
-          <code>iss</code>, except an unknown client or redirect URI, which is shown to the user and never redirected.</li>
+          <code>iss</code>, except an unknown client or redirect URI, which is shown to the user and never redirected, and
+          errors of an out-of-band request, which Folio's page shows the user.</li>
         <li>503 <code>temporarily_unavailable</code> with <code>Retry-After</code>; 500 <code>server_error</code>.</li>
       </ul>
     </section>
     <section class="card" id="limits">
       <h2>6. Rate limits</h2>
       <p>The API and token info allow a number of requests per application and user each 60-second window (360 by
-        default). Every answer carries <code>RateLimit-Limit</code>, <code>RateLimit-Remaining</code>,
+        default). Every answer to a valid token carries <code>RateLimit-Limit</code>, <code>RateLimit-Remaining</code>,
         <code>RateLimit-Reset</code> (seconds) and <code>RateLimit-Policy</code>. Over the limit: 429
         <code>rate_limited</code> with <code>Retry-After</code> in seconds; wait that long.</p>
     </section>`;

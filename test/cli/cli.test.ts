@@ -65,7 +65,16 @@ describe('folio CLI', { concurrency: true }, () => {
     assert.ok(!afterRotation.includes(hashCredential(app.client_secret)));
   });
 
-  test('app create --public requires PKCE unless --no-pkce', async () => {
+  test('app create refuses a public application without PKCE, as the settings page does', async () => {
+    const result = await cli.run([
+      'app', 'create', '--owner', 'owner@folio.test', '--name', 'Phone', '--public', '--no-pkce',
+      '--redirect-uri', 'com.example.phone:/callback',
+    ]);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /^folio: error: a public application must use PKCE/);
+  });
+
+  test('app create --public requires PKCE', async () => {
     const result = await cli.run([
       'app', 'create', '--owner', 'owner@folio.test', '--name', 'Phone', '--public', '--json',
       '--redirect-uri', 'com.example.phone:/callback',

@@ -1,6 +1,6 @@
 // FolioClient: the OAuth flows and typed /api/v2 calls, with tokens refreshed
 // before they expire and after a 401 invalid_token, one refresh at a time.
-import { FolioApiError, FolioOAuthError, readErrorBody } from './errors.ts';
+import { FolioApiError, FolioOAuthError, readErrorBody, retryAfterOf } from './errors.ts';
 import { generatePkce, randomToken } from './pkce.ts';
 import { MemoryTokenStorage, type StoredTokens, type TokenStorage } from './storage.ts';
 import { type ClientCredentials, requestTokens, revokeToken } from './token-endpoint.ts';
@@ -126,7 +126,7 @@ export class FolioClient {
     }
     if (!response.ok) {
       const body = await readErrorBody(response);
-      throw new FolioApiError(response.status, body.error, body.error_description);
+      throw new FolioApiError(response.status, body.error, body.error_description, retryAfterOf(response));
     }
     return await response.json() as T;
   }
@@ -150,11 +150,25 @@ export class FolioClient {
     const tokens = await this.storage.get();
     if (stale !== undefined && tokens !== undefined && tokens.accessToken !== stale && this.isFresh(tokens)) return tokens;
     if (tokens?.refreshToken !== undefined) {
-      const response = await requestTokens(this.credentials, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken });
+      const response = await requestTokens(this.credentials, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken })
+        .catch((error: unknown) => this.forgetRefused(tokens.refreshToken!, error));
       return this.store(response, 'refresh_token');
     }
     if (tokens?.grantType === 'client_credentials') return this.store(await requestTokens(this.credentials, { grant_type: 'client_credentials' }), 'client_credentials');
     throw new FolioOAuthError('no_tokens', 'No refresh token to renew the access token with; run an authorization flow again', 0);
+  }
+
+  /**
+   * A refresh refused with invalid_grant will never work (the user revoked the
+   * application, or the authorization was revoked): the stored tokens are
+   * forgotten, so later calls fail at once with no_tokens instead of asking again
+   * each time. Unless storage meanwhile holds other tokens, from another process.
+   */
+  private async forgetRefused(refreshToken: string, error: unknown): Promise<never> {
+    if (error instanceof FolioOAuthError && error.error === 'invalid_grant' && (await this.storage.get())?.refreshToken === refreshToken) {
+      await this.storage.clear();
+    }
+    throw error;
   }
 
   private async store(response: TokenResponse, grantType: StoredTokens['grantType']): Promise<StoredTokens> {

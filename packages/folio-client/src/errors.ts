@@ -5,6 +5,8 @@ export class FolioOAuthError extends Error {
     readonly error: string,
     readonly description: string | undefined,
     readonly status: number,
+    /** Seconds to wait before trying again, when the answer said (503 temporarily_unavailable). */
+    readonly retryAfter?: number,
   ) {
     super(description === undefined ? error : `${error}: ${description}`);
     this.name = 'FolioOAuthError';
@@ -17,6 +19,8 @@ export class FolioApiError extends Error {
     readonly status: number,
     readonly error: string | undefined,
     readonly description: string | undefined,
+    /** Seconds to wait before trying again, when the answer said (429 rate_limited, 503). */
+    readonly retryAfter?: number,
   ) {
     super(`HTTP ${status}${error === undefined ? '' : ` ${error}`}${description === undefined ? '' : `: ${description}`}`);
     this.name = 'FolioApiError';
@@ -34,4 +38,13 @@ export async function readErrorBody(response: Response): Promise<{ error?: strin
   } catch {
     return {};
   }
+}
+
+/** RFC 9110 §10.2.3 Retry-After, as seconds from now: delay-seconds or an HTTP date. */
+export function retryAfterOf(response: Response, now: number = Date.now()): number | undefined {
+  const value = response.headers.get('retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }

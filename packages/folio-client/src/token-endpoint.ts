@@ -1,6 +1,6 @@
 // Requests to /oauth2/token and /oauth2/revoke, with the client authentication
 // Folio expects: HTTP Basic for confidential applications, client_id alone for public ones.
-import { FolioOAuthError, readErrorBody } from './errors.ts';
+import { FolioOAuthError, readErrorBody, retryAfterOf } from './errors.ts';
 import type { TokenResponse } from './types.ts';
 
 export interface ClientCredentials {
@@ -29,7 +29,7 @@ export async function requestTokens(client: ClientCredentials, fields: Record<st
   const response = await post(client, '/oauth2/token', fields);
   if (!response.ok) {
     const body = await readErrorBody(response);
-    throw new FolioOAuthError(body.error ?? 'server_error', body.error_description, response.status);
+    throw new FolioOAuthError(body.error ?? 'server_error', body.error_description, response.status, retryAfterOf(response));
   }
   const tokens = await response.json() as TokenResponse;
   if (typeof tokens.access_token !== 'string' || typeof tokens.expires_in !== 'number') {
@@ -43,6 +43,6 @@ export async function revokeToken(client: ClientCredentials, token: string, hint
   const response = await post(client, '/oauth2/revoke', hint === undefined ? { token } : { token, token_type_hint: hint });
   if (!response.ok) {
     const body = await readErrorBody(response);
-    throw new FolioOAuthError(body.error ?? 'server_error', body.error_description, response.status);
+    throw new FolioOAuthError(body.error ?? 'server_error', body.error_description, response.status, retryAfterOf(response));
   }
 }

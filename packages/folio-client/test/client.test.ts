@@ -142,6 +142,32 @@ describe('@folio/client', () => {
     });
   });
 
+  it('once the user revokes the application, a call fails with invalid_grant and the dead tokens are forgotten', async () => {
+    const { fetch: counting, grants } = countingFetch();
+    const client = confidentialClient({ fetch: counting });
+    await signedIn(client);
+    const grant = (await folio.t.storage.grants.listConnectedApplications(folio.user.id))[0]!;
+    await folio.t.storage.grants.revokeGrant(grant.grantId, folio.t.clock.now());
+    await assert.rejects(client.myUser(), (error: unknown) => error instanceof FolioOAuthError && error.error === 'invalid_grant');
+    assert.equal(await client.storage.get(), undefined);
+    await assert.rejects(client.myUser(), (error: unknown) => error instanceof FolioOAuthError && error.error === 'no_tokens');
+    assert.deepEqual(grants, ['authorization_code', 'refresh_token']);
+  });
+
+  it('says how long to wait when rate limited (Retry-After)', async () => {
+    await folio.t.close();
+    folio = await startFolio({ FOLIO_RATE_LIMIT_PER_MINUTE: '1' });
+    const client = confidentialClient();
+    await client.clientCredentials();
+    await client.myUser();
+    await assert.rejects(client.myUser(), (error: unknown) => {
+      assert.ok(error instanceof FolioApiError);
+      assert.equal(error.status, 429);
+      assert.ok(error.retryAfter !== undefined && error.retryAfter > 0 && error.retryAfter <= 60, String(error.retryAfter));
+      return true;
+    });
+  });
+
   it('signOut revokes the refresh token at the server', async () => {
     const client = confidentialClient();
     await signedIn(client);

@@ -65,7 +65,7 @@ export const revocationSchema = {
       ...clientFields,
     },
   }),
-  response: { 200: { description: 'Revoked, or was not a live token of this application (RFC 7009 §2.2)', type: 'null' }, ...errorResponses },
+  response: { 200: { description: 'Revoked, or not a live token (RFC 7009 §2.2). A live token of another application is refused: 400 unauthorized_client', type: 'null' }, ...errorResponses },
 } as const;
 
 export const introspectionSchema = {

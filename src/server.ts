@@ -59,7 +59,7 @@ async function listenOrExplain(app: Awaited<ReturnType<typeof buildApp>>, config
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const cause = error instanceof Error ? error.message : String(error);
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new Error(`cannot listen on port ${config.port} (FOLIO_PORT or --port): ${cause}`, { cause: error });
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new Error(`cannot listen on port ${config.port} (FOLIO_PORT, PORT or --port): ${cause}`, { cause: error });
     if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') throw new Error(`cannot listen on FOLIO_HOST=${config.host}: ${cause}`, { cause: error });
     throw error;
   }

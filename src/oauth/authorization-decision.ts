@@ -66,6 +66,8 @@ export async function answerConsent(
     // The latest answer is the one remembered: a denial withdraws an earlier approval.
     await deps.consents.forgetConsent(userId, request.application.id);
     await deps.audit.recordEvent({ type: 'consent.denied', ...event });
+    // The out-of-band URI has no address: Folio's own page says so, after the usual 303.
+    if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { error: 'access_denied' });
     return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);
   }
   await deps.consents.rememberConsent(userId, request.application.id, request.scope, now);

@@ -52,9 +52,13 @@ const SECRET_QUERY_PARAMETERS = new Set<string>(SECRET_FIELDS);
 
 /**
  * Anything shaped like one of our credentials, wherever in a URL it was put (a
- * path segment, another parameter): its prefix stays, so a reader sees what leaked.
+ * path segment, another parameter), percent-encoded or not: its prefix stays, so
+ * a reader sees what leaked.
  */
-const CREDENTIAL = new RegExp(`(${Object.values(credentialPrefixes).join('|')})[A-Za-z0-9_-]+`, 'g');
+const CREDENTIAL = new RegExp(
+  `(${Object.values(credentialPrefixes).map((prefix) => prefix.replace(/_/g, '(?:_|%5f)')).join('|')})(?:[A-Za-z0-9_-]|%[0-9a-f]{2})+`,
+  'gi',
+);
 
 /** Replaces the values of credential-bearing query parameters, and any credential, in a path or URL. */
 export function redactUrl(original: string): string {

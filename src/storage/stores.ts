@@ -52,11 +52,14 @@ export interface GrantStore {
   /** Revokes the grant and, in one transaction, every code, access and refresh token descended from it. */
   revokeGrant(grantId: number, now: number): Promise<void>;
   /**
-   * Revokes every access and refresh token of the grant descended from one
-   * authorization code, through any number of refreshes, in one transaction; the
-   * grant and its other authorizations stay live.
+   * Revokes one authorization: every access and refresh token of the grant
+   * descended from the code `codeHash`, through any number of refreshes, in one
+   * transaction. The grant and its other authorizations stay live, unless nothing
+   * live is left (then the grant ends), or the grant holds a live refresh token
+   * from before tokens recorded their code (then all of it is revoked, since that
+   * token may belong to this authorization).
    */
-  revokeTokensFromCode(grantId: number, codeHash: string, now: number): Promise<void>;
+  revokeAuthorization(grantId: number, codeHash: string, now: number): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
 }
 

@@ -72,7 +72,7 @@ describe('folio serve', () => {
       child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
       const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
       assert.equal(status, 1);
-      assert.match(stderr, new RegExp(`folio: error: cannot listen on port ${port} \\(FOLIO_PORT or --port\\)`));
+      assert.match(stderr, new RegExp(`folio: error: cannot listen on port ${port} \\(FOLIO_PORT, PORT or --port\\)`));
       assert.doesNotMatch(stdout, /demo@folio\.test|folio_cs_/);
       const db = createSqliteKysely(databaseFile);
       try {

@@ -347,10 +347,16 @@ describe('authorization endpoint', () => {
       assert.match(page.body, /sent back to <strong>com\.example\.phone<\/strong>/);
     });
 
-    it('shows a denial on a page rather than sending the browser to the URN', async () => {
+    it("answers a denial with 303 to Folio's own page rather than to the URN", async () => {
       const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
       const jar = await signIn(t, await createUser(t));
-      assertErrorPage(await answer(t, jar, authorizeUrl(client, { redirect_uri: OOB }), 'deny'), /denied/);
+      const denied = await answer(t, jar, authorizeUrl(client, { redirect_uri: OOB }), 'deny');
+      assert.equal(denied.statusCode, 303);
+      const location = new URL(denied.headers.location as string);
+      assert.equal(`${location.origin}${location.pathname}`, `${ISSUER}/oauth2/authorize/native`);
+      const page = await get(t, location.pathname + location.search);
+      assert.match(page.body, /You denied access/);
+      assert.doesNotMatch(page.body, /folio_ac_/);
     });
 
     it('shows prompt=none errors on a page: login_required, then consent_required', async () => {

@@ -66,6 +66,12 @@ describe('token revocation', () => {
       assert.equal((await refresh(t, client, otherDevice.refresh_token)).statusCode, 200);
     });
 
+    it("revoking an application's only authorization takes it off the user's connected applications", async () => {
+      assert.equal((await t.storage.grants.listConnectedApplications(user.id)).length, 1);
+      assertRevoked200(await revoke(t, { token: tokens.refresh_token, ...asClient(client) }));
+      assert.deepEqual(await t.storage.grants.listConnectedApplications(user.id), []);
+    });
+
     it('revokes the whole grant for a refresh token from before tokens recorded their authorization code', async () => {
       const legacy = generateCredential('refreshToken', cryptoRandom);
       const grant = await t.storage.grants.findOrCreateActiveGrant(user.id, client.application.id, ['read'], t.clock.now());

@@ -79,7 +79,7 @@ describeStorageContract('grants', (target) => {
     assert.equal(await storage.tokens.rotateRefreshToken(deviceA.refresh.tokenHash, rotatedA, T0 + MINUTE), true);
     assert.equal((await storage.tokens.findRefreshToken(rotatedA.refresh.tokenHash))?.originCodeHash, codeA);
 
-    await storage.grants.revokeTokensFromCode(grant.id, codeA, T0 + 2 * MINUTE);
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + 2 * MINUTE);
 
     for (const { access, refresh } of [deviceA, rotatedA]) {
       assert.equal((await storage.tokens.findAccessToken(access.tokenHash))?.revokedAt, T0 + 2 * MINUTE);
@@ -89,6 +89,31 @@ describeStorageContract('grants', (target) => {
     assert.equal((await storage.tokens.findAccessToken(machine.access.tokenHash))?.revokedAt, null);
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, null);
     assert.equal(await storage.tokens.rotateRefreshToken(deviceB.refresh.tokenHash, fromCode(codeB), T0 + 3 * MINUTE), true);
+  });
+
+  it('revoking the only authorization of a grant ends the grant', async () => {
+    const { storage } = target();
+    const { user, grant } = await createGrant(storage);
+    const pair = tokenPairFor(grant);
+    const codeA = 'a'.repeat(64);
+    await storage.tokens.saveTokens({ access: { ...pair.access, originCodeHash: codeA }, refresh: { ...pair.refresh!, originCodeHash: codeA } });
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE);
+    assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
+    assert.deepEqual(await storage.grants.listConnectedApplications(user.id), []);
+  });
+
+  it('revokes the whole grant while it holds a live refresh token from before tokens recorded their code', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const legacy = tokenPairFor(grant);
+    const pair = tokenPairFor(grant);
+    const codeA = 'a'.repeat(64);
+    await storage.tokens.saveTokens(legacy);
+    await storage.tokens.saveTokens({ access: { ...pair.access, originCodeHash: codeA }, refresh: { ...pair.refresh!, originCodeHash: codeA } });
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE);
+    assert.equal((await storage.tokens.findRefreshToken(legacy.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await storage.tokens.findAccessToken(pair.access.tokenHash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
   });
 
   it('keeps the first revocation time when a grant is revoked twice', async () => {

@@ -87,11 +87,11 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
   });
 
   app.get(oauthPaths.nativeCode, { config: html }, async (request, reply) => {
-    const { code } = parseQuery(request.url);
+    const { code, error } = parseQuery(request.url);
     // Only what could be one of our codes is shown: this page must not present
     // any text a link carries as an authorization code from Folio.
     const shown = code !== undefined && isWellFormedCredential('authorizationCode', code) ? code : undefined;
-    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(shown));
+    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(shown, error === 'access_denied'));
   });
 
   async function renderConsent(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest) {

@@ -69,29 +69,25 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async revokeGrant(grantId: number, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('grants').set({ revoked_at: now })
-        .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
-      await trx.updateTable('access_tokens').set({ revoked_at: now })
-        .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
-      await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-        .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
-      // A consumed code can no longer be redeemed, so this closes codes still in flight.
-      await trx.updateTable('authorization_codes').set({ consumed_at: now })
-        .where('grant_id', '=', grantId).where('consumed_at', 'is', null).execute();
-    });
+    await this.db.transaction().execute((trx) => revokeGrantWith(trx, grantId, now));
   }
 
-  async revokeTokensFromCode(grantId: number, codeHash: string, now: number): Promise<void> {
+  async revokeAuthorization(grantId: number, codeHash: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       // The grant row first, as token issue and rotation take it: on PostgreSQL a
-      // rotation under way in this authorization commits before the updates below
+      // rotation under way in this authorization commits before the statements below
       // start, so the tokens it issued are seen and revoked with the rest.
       await trx.updateTable('grants').set((eb) => ({ last_used_at: eb.ref('last_used_at') })).where('id', '=', grantId).execute();
+      // A live refresh token from before tokens recorded their code (migration 0005)
+      // may belong to this authorization: while the grant holds one, all of it goes.
+      if (await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
       for (const table of ['access_tokens', 'refresh_tokens'] as const) {
         await trx.updateTable(table).set({ revoked_at: now })
           .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
       }
+      // A grant left with nothing live ends, as revoking its one authorization always
+      // ended it: the Connections page lists the applications that hold access.
+      if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
     });
   }
 
@@ -116,4 +112,40 @@ export class KyselyGrantStore implements GrantStore {
       .execute();
     return rows.map((row) => ({ ...row, scope: scopeFromColumn(row.scope) }));
   }
+}
+
+async function revokeGrantWith(trx: Kysely<Database>, grantId: number, now: number): Promise<void> {
+  await trx.updateTable('grants').set({ revoked_at: now })
+    .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
+  await trx.updateTable('access_tokens').set({ revoked_at: now })
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  // A consumed code can no longer be redeemed, so this closes codes still in flight.
+  await trx.updateTable('authorization_codes').set({ consumed_at: now })
+    .where('grant_id', '=', grantId).where('consumed_at', 'is', null).execute();
+}
+
+async function holdsLiveRefreshTokenOfUnknownOrigin(trx: Kysely<Database>, grantId: number, now: number): Promise<boolean> {
+  const row = await trx.selectFrom('refresh_tokens').select('token_hash')
+    .where('grant_id', '=', grantId).where('origin_code_hash', 'is', null)
+    .where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Any token or code of the grant that still works. */
+async function holdsAnythingLive(trx: Kysely<Database>, grantId: number, now: number): Promise<boolean> {
+  const access = await trx.selectFrom('access_tokens').select('token_hash')
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .limit(1).executeTakeFirst();
+  if (access !== undefined) return true;
+  const refresh = await trx.selectFrom('refresh_tokens').select('token_hash')
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
+    .limit(1).executeTakeFirst();
+  if (refresh !== undefined) return true;
+  const code = await trx.selectFrom('authorization_codes').select('code_hash')
+    .where('grant_id', '=', grantId).where('consumed_at', 'is', null).where('expires_at', '>', now)
+    .limit(1).executeTakeFirst();
+  return code !== undefined;
 }

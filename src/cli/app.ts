@@ -53,7 +53,7 @@ export const appCreate: Command = {
 };
 
 export const appRotateSecret: Command = {
-  usage: 'folio app rotate-secret CLIENT_ID [--json]',
+  usage: 'folio app rotate-secret [--json] [--] CLIENT_ID   (an older CLIENT_ID that starts with "-" goes after --)',
   async run(args, { config, io, clock, random }) {
     const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, true);
     if (positionals.length !== 1) throw new UsageError('app rotate-secret needs exactly one CLIENT_ID');

@@ -52,7 +52,14 @@ export function hashesEqual(a: string, b: string): boolean {
   return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
 }
 
-/** Public identifier of an application: 128 random bits, not a secret. */
+/**
+ * Public identifier of an application: 128 random bits, not a secret. Never one
+ * that starts with "-", which the command line would read as an option
+ * (`folio app rotate-secret CLIENT_ID`): one in 64 did.
+ */
 export function generateClientId(random: RandomSource): string {
-  return random.bytes(16).toString('base64url');
+  for (;;) {
+    const id = random.bytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }

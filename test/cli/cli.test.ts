@@ -86,6 +86,21 @@ describe('folio CLI', { concurrency: true }, () => {
     });
   });
 
+  test('app rotate-secret takes a client id that starts with "-" after --', async () => {
+    const created = JSON.parse((await cli.run([
+      'app', 'create', '--owner', 'owner@folio.test', '--name', 'Dashed', '--json', '--redirect-uri', 'https://dashed.example/cb',
+    ])).stdout);
+    const db = new Database(cli.databaseFile);
+    try {
+      db.prepare('UPDATE applications SET client_id = ? WHERE client_id = ?').run('-older-dashed-id', created.client_id);
+    } finally {
+      db.close();
+    }
+    const rotated = await cli.run(['app', 'rotate-secret', '--json', '--', '-older-dashed-id']);
+    assert.equal(rotated.status, 0, rotated.stderr);
+    assert.equal(JSON.parse(rotated.stdout).client_id, '-older-dashed-id');
+  });
+
   test('app create and rotate-secret report bad input in one line', async () => {
     const base = ['app', 'create', '--name', 'X', '--redirect-uri', 'https://x.example/cb'];
     const [unknownOwner, badUri, fragment, missingFlag, unknownFlag, unknownClient] = await Promise.all([

@@ -60,4 +60,10 @@ describe('opaque credentials', () => {
     assert.match(id, /^[A-Za-z0-9_-]{22}$/);
     assert.notEqual(id, generateClientId(cryptoRandom));
   });
+
+  test('a client id never starts with "-", which a command line would read as an option', () => {
+    const draws = [Buffer.alloc(16, 0xf8), Buffer.alloc(16, 0x00)]; // 0xf8 encodes as "-"
+    const id = generateClientId({ bytes: () => draws.shift()! });
+    assert.equal(id, 'AAAAAAAAAAAAAAAAAAAAAA');
+  });
 });

@@ -25,6 +25,7 @@ import { registerSignIn } from './http/routes/sign-in.ts';
 import { registerSignUp } from './http/routes/sign-up.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
 import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
+import { answerMalformedHttp, refuseRequestsWhileClosing } from './http/connection-errors.ts';
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
@@ -41,7 +42,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: typeof config.trustProxy === 'number'
       ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
       : config.trustProxy,
-    return503OnClosing: true,
+    // Fastify's own 503 and client-error bodies are not RFC 6749 §5.2's: ours (connection-errors.ts).
+    return503OnClosing: false,
+    clientErrorHandler: answerMalformedHttp,
     // Fastify's own two request lines are replaced by one access-log line (http/access-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
@@ -55,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
+  refuseRequestsWhileClosing(app);
   registerAccessLog(app);
   registerBodyParsers(app);
   registerErrorHandling(app);

@@ -88,6 +88,13 @@ describe('OpenAPI document', () => {
     const used = document.paths['/api/v2/portfolios'].get.security.flatMap((requirement: object) => Object.keys(requirement));
     assert.deepEqual(used.sort(), ['bearer', 'oauth2']);
   });
+
+  it('documents client authentication at the token, revocation and introspection endpoints as Basic or the body', () => {
+    for (const path of ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect']) {
+      assert.deepEqual(document.paths[path].post.security, [{ clientBasic: [] }, {}], path);
+      assert.ok(!(document.paths[path].post.parameters ?? []).some((parameter: { in: string }) => parameter.in === 'header'), path);
+    }
+  });
 });
 
 describe('interactive API docs at /api/v2/docs', () => {

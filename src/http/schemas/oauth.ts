@@ -38,16 +38,19 @@ const tokenResponse = {
   required: ['access_token', 'token_type', 'expires_in', 'created_at'],
 } as const;
 
-const authorizationHeader = {
-  type: 'object',
-  properties: { authorization: { type: 'string', description: 'HTTP Basic client credentials (client_secret_basic), optional' } },
-} as const;
+/**
+ * Client authentication as OpenAPI says it (3.1 §4.8.12.1 ignores an
+ * Authorization header parameter): HTTP Basic (client_secret_basic), or none
+ * here, the credentials then going in the body (client_secret_post, or
+ * client_id alone for a public application).
+ */
+const clientAuthentication: { [scheme: string]: string[] }[] = [{ clientBasic: [] }, {}];
 
 export const tokenSchema = {
   tags: ['OAuth'],
   summary: 'Token endpoint (RFC 6749 §3.2)',
   description: 'Exchanges a code, client credentials or a refresh token for tokens. Client authentication: HTTP Basic, client_secret in the body, or client_id alone for public applications.',
-  headers: authorizationHeader,
+  security: clientAuthentication,
   body: formContent(tokenRequest),
   response: { 200: tokenResponse, ...errorResponses },
 } as const;
@@ -55,7 +58,7 @@ export const tokenSchema = {
 export const revocationSchema = {
   tags: ['OAuth'],
   summary: 'Token revocation (RFC 7009)',
-  headers: authorizationHeader,
+  security: clientAuthentication,
   body: formContent({
     type: 'object',
     additionalProperties: true,
@@ -71,7 +74,7 @@ export const revocationSchema = {
 export const introspectionSchema = {
   tags: ['OAuth'],
   summary: 'Token introspection (RFC 7662), confidential applications about their own tokens',
-  headers: authorizationHeader,
+  security: clientAuthentication,
   body: formContent({
     type: 'object',
     additionalProperties: true,

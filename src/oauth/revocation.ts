@@ -2,7 +2,6 @@
 import { hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
 import type { ApplicationStore, AuditStore, GrantStore, TokenStore } from '../storage/stores.ts';
 import { authenticateClient } from './client-authentication.ts';
-import { revokeAuthorizationOf } from './grants/compromised-authorization.ts';
 import { OAuthError } from './errors.ts';
 import { type ClientRequestInput, presentedClient, rejectRepeatedParams } from './token-endpoint.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -10,7 +9,7 @@ import type { Clock } from '../platform/clock.ts';
 export interface RevocationDeps {
   applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
   tokens: Pick<TokenStore, 'findAccessToken' | 'findRefreshToken' | 'revokeAccessToken'>;
-  grants: Pick<GrantStore, 'revokeGrant' | 'revokeAuthorization'>;
+  grants: Pick<GrantStore, 'revokeAuthorization'>;
   audit: AuditStore;
   clock: Clock;
 }
@@ -39,7 +38,7 @@ export async function revokeToken(input: ClientRequestInput, deps: RevocationDep
     assertOwnToken(stored.applicationId, application.id);
     // §2.1: revoking a refresh token SHOULD also invalidate the access tokens of the
     // same authorization grant: those descended from the same code, not the user's other devices'.
-    await revokeAuthorizationOf(deps.grants, stored, now);
+    await deps.grants.revokeAuthorization(stored.grantId, stored.originCodeHash, now);
     await deps.audit.recordEvent({ type: 'token.revoked', userId: stored.userId, applicationId: stored.applicationId, ip: input.ip, detail: { token_type: 'refresh_token', grant_id: stored.grantId }, createdAt: now });
   }
   // §2.2: an invalid or unknown token is answered with 200 all the same.

@@ -55,11 +55,12 @@ export interface GrantStore {
    * Revokes one authorization: every access and refresh token of the grant
    * descended from the code `codeHash`, through any number of refreshes, in one
    * transaction. The grant and its other authorizations stay live, unless nothing
-   * live is left (then the grant ends), or the grant holds a live refresh token
-   * from before tokens recorded their code (then all of it is revoked, since that
-   * token may belong to this authorization).
+   * live is left (then the grant ends). Tokens from before tokens recorded their
+   * code (migration 0005) belong to no known authorization: with `codeHash` null
+   * (such a token's own), or while the grant holds a live refresh token of that
+   * kind, all of the grant is revoked.
    */
-  revokeAuthorization(grantId: number, codeHash: string, now: number): Promise<void>;
+  revokeAuthorization(grantId: number, codeHash: string | null, now: number): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
 }
 

@@ -334,7 +334,7 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
     let rotatedTo: IssuedTokens | undefined;
     const grant = createRefreshTokenGrant({
       clock, random: cryptoRandom,
-      grants: { async revokeGrant() {}, async revokeAuthorization() {} },
+      grants: { async revokeAuthorization() {} },
       audit: { async recordEvent() {}, async listEventsForUser() { return []; } },
       tokens: {
         findRefreshToken: async (hash) => (hash === stored.tokenHash ? stored : undefined),

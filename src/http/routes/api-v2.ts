@@ -16,7 +16,6 @@ export interface ApiDeps extends BearerDeps {
   baseUrl: string;
 }
 
-
 export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   const options = { config: { bearer: true }, onRequest: bearerAuthentication(deps, 'read') };
   const tokenOf = (request: FastifyRequest) => request.accessToken!;

@@ -10,7 +10,7 @@ import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 
 export interface AuthorizationCodeGrantDeps extends TokenMinter {
   codes: Pick<AuthorizationCodeStore, 'findAuthorizationCode'>;
-  grants: Pick<GrantStore, 'revokeGrant' | 'revokeAuthorization'>;
+  grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'redeemAuthorizationCode'>;
   audit: AuditStore;
 }

@@ -7,10 +7,8 @@ import type { AuditEventType } from '../../storage/records.ts';
 import type { AuditStore, GrantStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 
-type AuthorizationRevoker = Pick<GrantStore, 'revokeGrant' | 'revokeAuthorization'>;
-
 export interface CompromisedAuthorizationDeps {
-  grants: AuthorizationRevoker;
+  grants: Pick<GrantStore, 'revokeAuthorization'>;
   audit: AuditStore;
 }
 
@@ -22,21 +20,12 @@ export interface ReusedCredential {
   originCodeHash: string | null;
 }
 
-/**
- * Revokes the tokens descended from the credential's authorization code. A token
- * from before that code was recorded (migration 0005) has none: its whole grant goes.
- */
-export async function revokeAuthorizationOf(grants: AuthorizationRevoker, credential: Omit<ReusedCredential, 'userId' | 'applicationId'>, now: number): Promise<void> {
-  if (credential.originCodeHash === null) await grants.revokeGrant(credential.grantId, now);
-  else await grants.revokeAuthorization(credential.grantId, credential.originCodeHash, now);
-}
-
 export async function revokeCompromisedAuthorization(
   deps: CompromisedAuthorizationDeps,
   reused: ReusedCredential,
   event: { type: AuditEventType; now: number; ip: string | null; description: string },
 ): Promise<never> {
-  await revokeAuthorizationOf(deps.grants, reused, event.now);
+  await deps.grants.revokeAuthorization(reused.grantId, reused.originCodeHash, event.now);
   await deps.audit.recordEvent({
     type: event.type, userId: reused.userId, applicationId: reused.applicationId,
     ip: event.ip, detail: { grant_id: reused.grantId }, createdAt: event.now,

@@ -12,7 +12,7 @@ import { revokeCompromisedAuthorization } from './compromised-authorization.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 
 export interface RefreshTokenGrantDeps extends TokenMinter {
-  grants: Pick<GrantStore, 'revokeGrant' | 'revokeAuthorization'>;
+  grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
   audit: AuditStore;
 }

@@ -72,15 +72,15 @@ export class KyselyGrantStore implements GrantStore {
     await this.db.transaction().execute((trx) => revokeGrantWith(trx, grantId, now));
   }
 
-  async revokeAuthorization(grantId: number, codeHash: string, now: number): Promise<void> {
+  async revokeAuthorization(grantId: number, codeHash: string | null, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       // The grant row first, as token issue and rotation take it: on PostgreSQL a
       // rotation under way in this authorization commits before the statements below
       // start, so the tokens it issued are seen and revoked with the rest.
       await trx.updateTable('grants').set((eb) => ({ last_used_at: eb.ref('last_used_at') })).where('id', '=', grantId).execute();
-      // A live refresh token from before tokens recorded their code (migration 0005)
-      // may belong to this authorization: while the grant holds one, all of it goes.
-      if (await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
+      // A token from before tokens recorded their code (migration 0005) may belong to
+      // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
+      if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
       for (const table of ['access_tokens', 'refresh_tokens'] as const) {
         await trx.updateTable(table).set({ revoked_at: now })
           .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();

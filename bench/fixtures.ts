@@ -54,7 +54,9 @@ export class BenchDatabase {
     this.applicationId = application.id;
     const now = systemClock.now();
     for (let index = 0; index < CHAIN_USERS; index++) {
-      const user = await storage.users.createUser({ email: `bench-${index}@folio.test`, name: `Bench ${index}`, passwordHash: 'unused', now });
+      const user = await storage.users.createUser({ email: `bench-${index}@folio.test`, name: `Bench ${index}`, passwordHash: 'unused', now }, (created) => ({
+        type: 'user.created', userId: created.id, applicationId: null, ip: null, detail: {}, createdAt: now,
+      }));
       const grant = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], now);
       this.chainGrants.push({ grantId: grant.id, userId: user.id });
     }

@@ -5,12 +5,12 @@ import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { validateRedirectUri } from '../platform/redirect-uris.ts';
 import { generateClientId, generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { Application, AuditEventType } from '../storage/records.ts';
+import type { Application, AuditEventType, NewAuditEvent } from '../storage/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
 
 export interface ApplicationDeps {
-  storage: Pick<Storage, 'applications' | 'audit'>;
+  storage: Pick<Storage, 'applications'>;
   clock: Clock;
   random: RandomSource;
 }
@@ -61,9 +61,10 @@ function validSettings(settings: ApplicationSettings): ApplicationSettings {
   return { ...settings, name: validApplicationName(settings.name), redirectUris: validRedirectUris(settings.redirectUris) };
 }
 
-async function audit(deps: ApplicationDeps, type: AuditEventType, application: Application, ip: string | null, now: number) {
+/** The event a change to `application` is recorded with, in the change's own transaction. */
+function eventFor(type: AuditEventType, ip: string | null, now: number): (application: Application) => NewAuditEvent {
   // The name travels with the event so the activity page can still name a deleted application.
-  await deps.storage.audit.recordEvent({
+  return (application) => ({
     type, userId: application.ownerId, applicationId: application.id, ip, detail: { name: application.name }, createdAt: now,
   });
 }
@@ -81,8 +82,7 @@ export async function registerApplication(
     clientId: generateClientId(deps.random),
     secretHash: hashCredential(clientSecret),
     scopes: input.scopes ?? DEFAULT_SCOPES,
-  }, now);
-  await audit(deps, 'application.created', application, input.ip ?? null, now);
+  }, now, eventFor('application.created', input.ip ?? null, now));
   return { application, clientSecret };
 }
 
@@ -99,9 +99,10 @@ export async function rotateApplicationSecret(
 ): Promise<RegisteredApplication> {
   const now = deps.clock.now();
   const clientSecret = generateCredential('clientSecret', deps.random);
-  const replaced = await deps.storage.applications.replaceApplicationSecret(application.id, hashCredential(clientSecret), now);
+  const replaced = await deps.storage.applications.replaceApplicationSecret(
+    application.id, hashCredential(clientSecret), now, eventFor('application.secret_rotated', ip, now)(application),
+  );
   if (!replaced) throw new AccountError(`no application with client_id ${application.clientId}`, 'not_found');
-  await audit(deps, 'application.secret_rotated', application, ip, now);
   return { application, clientSecret };
 }
 
@@ -110,17 +111,18 @@ export async function updateApplication(
 ): Promise<Application> {
   const settings = validSettings(changes);
   const now = deps.clock.now();
-  const updated = await deps.storage.applications.updateApplication(application.id, application.ownerId, settings, now);
+  const updated = await deps.storage.applications.updateApplication(
+    application.id, application.ownerId, settings, now, eventFor('application.updated', ip, now),
+  );
   if (updated === undefined) throw new AccountError('no such application', 'not_found');
-  await audit(deps, 'application.updated', updated, ip, now);
   return updated;
 }
 
 /** Deletes the application with every grant, code and token it holds. */
 export async function deleteApplication(deps: ApplicationDeps, application: Application, ip: string | null = null): Promise<void> {
   const now = deps.clock.now();
-  if (!(await deps.storage.applications.deleteApplication(application.id, application.ownerId))) {
+  const event = eventFor('application.deleted', ip, now)(application);
+  if (!(await deps.storage.applications.deleteApplication(application.id, application.ownerId, event))) {
     throw new AccountError('no such application', 'not_found');
   }
-  await audit(deps, 'application.deleted', application, ip, now);
 }

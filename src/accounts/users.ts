@@ -6,7 +6,7 @@ import { StorageConflictError, type Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
 
 export interface UserDeps {
-  storage: Pick<Storage, 'users' | 'audit'>;
+  storage: Pick<Storage, 'users'>;
   clock: Clock;
 }
 
@@ -18,13 +18,12 @@ export async function createUser(
   const passwordHash = await hashPassword(input.password);
   let user: User;
   try {
-    user = await deps.storage.users.createUser({ email: input.email, name: input.name, passwordHash, now });
+    user = await deps.storage.users.createUser({ email: input.email, name: input.name, passwordHash, now }, (created) => ({
+      type: 'user.created', userId: created.id, applicationId: null, ip: input.ip ?? null, detail: {}, createdAt: now,
+    }));
   } catch (error) {
     if (error instanceof StorageConflictError) throw new AccountError(`a user with email ${input.email} already exists`, 'conflict', 'email');
     throw error;
   }
-  await deps.storage.audit.recordEvent({
-    type: 'user.created', userId: user.id, applicationId: null, ip: input.ip ?? null, detail: {}, createdAt: now,
-  });
   return user;
 }

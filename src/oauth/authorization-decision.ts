@@ -3,7 +3,7 @@
 // application and scope; only confidential applications may skip the page
 // (DESIGN §2), since a public client's identity is not proven by its redirect.
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { AuditStore, AuthorizationCodeStore, ConsentStore, GrantStore } from '../storage/stores.ts';
+import type { AuthorizationCodeStore, ConsentStore, GrantStore } from '../storage/stores.ts';
 import type { AuthorizationRequest } from './authorize.ts';
 import { OAuthError, type OAuthErrorCode } from './errors.ts';
 import { lifetimes } from './lifetimes.ts';
@@ -19,7 +19,6 @@ export interface AuthorizationDecisionDeps extends TokenMinter {
   grants: Pick<GrantStore, 'findOrCreateActiveGrant'>;
   codes: Pick<AuthorizationCodeStore, 'saveAuthorizationCode'>;
   consents: Pick<ConsentStore, 'findConsent' | 'rememberConsent' | 'forgetConsent'>;
-  audit: AuditStore;
   /** RFC 9207 `iss`: the issuer identifier, i.e. FOLIO_BASE_URL. */
   issuer: string;
   /** Where the out-of-band redirect shows the code. */
@@ -64,14 +63,12 @@ export async function answerConsent(
   const event = { userId, applicationId: request.application.id, ip, detail: { scope: request.scope.join(' ') }, createdAt: now };
   if (!approved) {
     // The latest answer is the one remembered: a denial withdraws an earlier approval.
-    await deps.consents.forgetConsent(userId, request.application.id);
-    await deps.audit.recordEvent({ type: 'consent.denied', ...event });
+    await deps.consents.forgetConsent(userId, request.application.id, { type: 'consent.denied', ...event });
     // The out-of-band URI has no address: Folio's own page says so, after the usual 303.
     if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { error: 'access_denied' });
     return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);
   }
-  await deps.consents.rememberConsent(userId, request.application.id, request.scope, now);
-  await deps.audit.recordEvent({ type: 'consent.granted', ...event });
+  await deps.consents.rememberConsent(userId, request.application.id, request.scope, now, { type: 'consent.granted', ...event });
   return issueCode(request, userId, deps);
 }
 

@@ -1,6 +1,6 @@
 // RFC 7009 token revocation.
 import { hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
-import type { ApplicationStore, AuditStore, GrantStore, TokenStore } from '../storage/stores.ts';
+import type { ApplicationStore, GrantStore, TokenStore } from '../storage/stores.ts';
 import { authenticateClient } from './client-authentication.ts';
 import { OAuthError } from './errors.ts';
 import { type ClientRequestInput, presentedClient, rejectRepeatedParams } from './token-endpoint.ts';
@@ -10,7 +10,6 @@ export interface RevocationDeps {
   applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
   tokens: Pick<TokenStore, 'findAccessToken' | 'findRefreshToken' | 'revokeAccessToken'>;
   grants: Pick<GrantStore, 'revokeAuthorization'>;
-  audit: AuditStore;
   clock: Clock;
 }
 
@@ -27,9 +26,9 @@ export async function revokeToken(input: ClientRequestInput, deps: RevocationDep
     const stored = await deps.tokens.findAccessToken(hash);
     if (stored === undefined) return;
     assertOwnToken(stored.applicationId, application.id);
-    if (await deps.tokens.revokeAccessToken(hash, now)) {
-      await deps.audit.recordEvent({ type: 'token.revoked', userId: stored.userId, applicationId: stored.applicationId, ip: input.ip, detail: { token_type: 'access_token' }, createdAt: now });
-    }
+    await deps.tokens.revokeAccessToken(hash, now, {
+      type: 'token.revoked', userId: stored.userId, applicationId: stored.applicationId, ip: input.ip, detail: { token_type: 'access_token' }, createdAt: now,
+    });
     return;
   }
   if (isWellFormedCredential('refreshToken', token)) {
@@ -38,8 +37,10 @@ export async function revokeToken(input: ClientRequestInput, deps: RevocationDep
     assertOwnToken(stored.applicationId, application.id);
     // §2.1: revoking a refresh token SHOULD also invalidate the access tokens of the
     // same authorization grant: those descended from the same code, not the user's other devices'.
-    await deps.grants.revokeAuthorization(stored.grantId, stored.originCodeHash, now);
-    await deps.audit.recordEvent({ type: 'token.revoked', userId: stored.userId, applicationId: stored.applicationId, ip: input.ip, detail: { token_type: 'refresh_token', grant_id: stored.grantId }, createdAt: now });
+    await deps.grants.revokeAuthorization(stored.grantId, stored.originCodeHash, now, {
+      type: 'token.revoked', userId: stored.userId, applicationId: stored.applicationId, ip: input.ip,
+      detail: { token_type: 'refresh_token', grant_id: stored.grantId }, createdAt: now,
+    });
   }
   // §2.2: an invalid or unknown token is answered with 200 all the same.
 }

@@ -23,8 +23,13 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+// A change and its audit event are one transaction: each method that changes what a
+// person or an application can do takes the event and writes it with the change, so
+// neither commits without the other. Where the change creates the record, the event
+// is built from it (it needs the new id).
+
 export interface UserStore {
-  createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User>;
+  createUser(input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent): Promise<User>;
   /** Email is matched case-insensitively. */
   findUserCredentials(email: string): Promise<UserCredentials | undefined>;
   findUserById(id: number): Promise<User | undefined>;
@@ -33,24 +38,30 @@ export interface UserStore {
 }
 
 export interface ApplicationStore {
-  createApplication(input: NewApplication, now: number): Promise<Application>;
+  createApplication(input: NewApplication, now: number, event: (application: Application) => NewAuditEvent): Promise<Application>;
   findApplicationByClientId(clientId: string): Promise<Application | undefined>;
   findApplicationById(id: number): Promise<Application | undefined>;
   listApplicationsOwnedBy(ownerId: number): Promise<Application[]>;
-  /** Returns undefined when no application with that id belongs to ownerId. */
-  updateApplication(id: number, ownerId: number, changes: ApplicationChanges, now: number): Promise<Application | undefined>;
-  /** The old secret stops working the moment this returns true. */
-  replaceApplicationSecret(id: number, secretHash: string, now: number): Promise<boolean>;
-  /** Deletes the application and, with it, every grant, code and token it holds. */
-  deleteApplication(id: number, ownerId: number): Promise<boolean>;
+  /** Returns undefined, and records nothing, when no application with that id belongs to ownerId. */
+  updateApplication(
+    id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
+  ): Promise<Application | undefined>;
+  /** The old secret stops working the moment this returns true. False (nothing recorded): no such application. */
+  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
+  /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */
+  deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean>;
 }
 
 export interface GrantStore {
   /** The live grant of this user for this application, created if there is none. */
   findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant>;
   findGrant(id: number): Promise<Grant | undefined>;
-  /** Revokes the grant and, in one transaction, every code, access and refresh token descended from it. */
-  revokeGrant(grantId: number, now: number): Promise<void>;
+  /**
+   * The user ends an application's access: revokes the grant and, in one
+   * transaction, every code, access and refresh token descended from it, and
+   * forgets the user's consent, so the application's next request asks again.
+   */
+  disconnectApplication(grantId: number, now: number, event: NewAuditEvent): Promise<void>;
   /**
    * Revokes one authorization: every access and refresh token of the grant
    * descended from the code `codeHash`, through any number of refreshes, in one
@@ -60,7 +71,7 @@ export interface GrantStore {
    * (such a token's own), or while the grant holds a live refresh token of that
    * kind, all of the grant is revoked.
    */
-  revokeAuthorization(grantId: number, codeHash: string | null, now: number): Promise<void>;
+  revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
 }
 
@@ -100,8 +111,8 @@ export interface TokenStore {
    * spent the code first or the grant is revoked; nothing was written.
    */
   redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
-  /** Returns false when the token was unknown or already revoked. */
-  revokeAccessToken(tokenHash: string, now: number): Promise<boolean>;
+  /** Returns false, and records nothing, when the token was unknown or already revoked. */
+  revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
   /**
    * Deletes tokens and codes expired, consumed or revoked before `olderThan`.
    * Rotated refresh tokens stay until they expire, so their reuse is still detected.
@@ -120,11 +131,14 @@ export interface SessionStore {
 
 export interface ConsentStore {
   findConsent(userId: number, applicationId: number): Promise<Consent | undefined>;
-  rememberConsent(userId: number, applicationId: number, scope: string[], now: number): Promise<void>;
-  forgetConsent(userId: number, applicationId: number): Promise<void>;
+  /** Replaces any earlier consent: the latest answer is the one remembered. */
+  rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void>;
+  /** A denial: withdraws any earlier consent. */
+  forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void>;
 }
 
 export interface AuditStore {
+  /** An event that changes nothing else (a sign-in, a refused attempt). */
   recordEvent(event: NewAuditEvent): Promise<void>;
   /** Newest first; only events of `types` when given (the activity page leaves out routine refreshes). */
   listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]>;

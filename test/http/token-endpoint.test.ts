@@ -16,6 +16,7 @@ import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, type TestClient, basic, bearer, createClient, createTestApp, createUser,
   obtainCode, tokenRequest,
+  applicationCreated,
 } from '../support/app.ts';
 
 const START_SECONDS = Date.UTC(2026, 0, 15, 9, 0, 0) / 1000;
@@ -131,7 +132,7 @@ describe('token endpoint', () => {
       const application = await t.storage.applications.createApplication({
         ownerId: user.id, name: 'Odd Id', clientId: 'my:client+id%', secretHash: hashCredential(clientSecret),
         redirectUris: ['https://odd.example/cb'], confidential: true, pkceRequired: false, scopes: ['read'],
-      }, t.clock.now());
+      }, t.clock.now(), applicationCreated(t));
       const odd: TestClient = { application, clientId: application.clientId, clientSecret };
       const { code } = await obtainCode(t, odd, user);
       const response = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: 'https://odd.example/cb' }, basic(odd.clientId, clientSecret));
@@ -143,7 +144,7 @@ describe('token endpoint', () => {
       await t.storage.applications.createApplication({
         ownerId: user.id, name: 'Spaced', clientId: 'spaced id', secretHash: hashCredential(clientSecret),
         redirectUris: ['https://odd.example/cb'], confidential: true, pkceRequired: false, scopes: ['read'],
-      }, t.clock.now());
+      }, t.clock.now(), applicationCreated(t));
       const authorization = `Basic ${Buffer.from(`spaced+id:${clientSecret}`).toString('base64')}`;
       const response = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization });
       assert.equal(response.statusCode, 200, response.body);

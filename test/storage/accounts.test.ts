@@ -2,12 +2,12 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StorageConflictError } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
+import { T0, auditEvent, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
 
 describeStorageContract('users', (target) => {
   it('creates a user with a lowercased, trimmed email and finds it by any casing', async () => {
     const { storage } = target();
-    const user = await storage.users.createUser({ email: '  Ada@Example.COM ', name: 'Ada', passwordHash: 'h', now: T0 });
+    const user = await storage.users.createUser({ email: '  Ada@Example.COM ', name: 'Ada', passwordHash: 'h', now: T0 }, () => auditEvent('user.created'));
     assert.equal(user.email, 'ada@example.com');
     assert.deepEqual(await storage.users.findUserCredentials('ADA@example.com'), { ...user, passwordHash: 'h' });
     assert.deepEqual(await storage.users.findUserById(user.id), user);
@@ -53,7 +53,7 @@ describeStorageContract('applications', (target) => {
     const owner = await createUser(storage);
     const application = await createApplication(storage, owner);
     await assert.rejects(
-      storage.applications.createApplication({ ...application, name: 'Copy' }, T0),
+      storage.applications.createApplication({ ...application, name: 'Copy' }, T0, () => auditEvent('application.created')),
       StorageConflictError,
     );
   });
@@ -73,8 +73,8 @@ describeStorageContract('applications', (target) => {
     const [owner, stranger] = [await createUser(storage), await createUser(storage)];
     const application = await createApplication(storage, owner);
     const changes = { name: 'Renamed', redirectUris: ['http://127.0.0.1/cb'], pkceRequired: true };
-    assert.equal(await storage.applications.updateApplication(application.id, stranger.id, changes, T0 + 1), undefined);
-    const updated = await storage.applications.updateApplication(application.id, owner.id, changes, T0 + 1);
+    assert.equal(await storage.applications.updateApplication(application.id, stranger.id, changes, T0 + 1, () => auditEvent('application.updated')), undefined);
+    const updated = await storage.applications.updateApplication(application.id, owner.id, changes, T0 + 1, () => auditEvent('application.updated'));
     assert.deepEqual(updated, { ...application, ...changes, updatedAt: T0 + 1 });
     assert.deepEqual(await storage.applications.findApplicationById(application.id), updated);
   });
@@ -82,11 +82,11 @@ describeStorageContract('applications', (target) => {
   it('replaces the secret hash so the old one no longer matches', async () => {
     const { storage } = target();
     const application = await createApplication(storage, await createUser(storage));
-    assert.equal(await storage.applications.replaceApplicationSecret(application.id, 'new-hash', T0 + 5), true);
+    assert.equal(await storage.applications.replaceApplicationSecret(application.id, 'new-hash', T0 + 5, auditEvent('application.secret_rotated')), true);
     const stored = await storage.applications.findApplicationById(application.id);
     assert.equal(stored?.secretHash, 'new-hash');
     assert.equal(stored?.updatedAt, T0 + 5);
-    assert.equal(await storage.applications.replaceApplicationSecret(999, 'x', T0), false);
+    assert.equal(await storage.applications.replaceApplicationSecret(999, 'x', T0, auditEvent('application.secret_rotated')), false);
   });
 
   it('deletes an application with every grant, code, token and consent it holds, only for its owner', async () => {
@@ -95,10 +95,10 @@ describeStorageContract('applications', (target) => {
     const tokens = tokenPairFor(grant);
     await storage.tokens.saveTokens(tokens);
     await storage.codes.saveAuthorizationCode(codeFor(grant));
-    await storage.consents.rememberConsent(user.id, application.id, ['read'], T0);
+    await storage.consents.rememberConsent(user.id, application.id, ['read'], T0, auditEvent('consent.granted'));
 
-    assert.equal(await storage.applications.deleteApplication(application.id, user.id), false);
-    assert.equal(await storage.applications.deleteApplication(application.id, application.ownerId), true);
+    assert.equal(await storage.applications.deleteApplication(application.id, user.id, auditEvent('application.deleted')), false);
+    assert.equal(await storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted')), true);
 
     assert.equal(await storage.applications.findApplicationById(application.id), undefined);
     assert.equal(await storage.grants.findGrant(grant.id), undefined);

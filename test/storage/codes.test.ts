@@ -2,7 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, codeFor, createGrant, rawToken, tokenPairFor } from './fixtures.ts';
+import { T0, MINUTE, codeFor, createGrant, rawToken, revokeGrant, tokenPairFor } from './fixtures.ts';
 
 describeStorageContract('authorization codes', (target) => {
   it('redeems a code once, saving its tokens with it; a later redemption fails and writes nothing', async () => {
@@ -39,7 +39,7 @@ describeStorageContract('authorization codes', (target) => {
     const { grant } = await createGrant(storage);
     const code = codeFor(grant);
     await storage.codes.saveAuthorizationCode(code);
-    await storage.grants.revokeGrant(grant.id, T0);
+    await revokeGrant(storage, grant.id, T0);
     assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), T0 + MINUTE), false);
     assert.equal(await storage.tokens.redeemAuthorizationCode(hashCredential('nope'), tokenPairFor(grant), T0 + MINUTE), false);
     assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 0);

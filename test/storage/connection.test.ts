@@ -10,7 +10,7 @@ import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { StorageUnavailableError } from '../../src/storage/stores.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
-import { T0, createUser } from './fixtures.ts';
+import { T0, auditEvent, createUser } from './fixtures.ts';
 import { createTestStorage } from '../support/storage.ts';
 
 describeStorageContract('reachability', (target) => {
@@ -75,7 +75,7 @@ describe('opening storage from a database URL', () => {
     assert.equal(await storage.isReachable(), false);
     await assert.rejects(storage.users.findUserById(1), StorageUnavailableError);
     await assert.rejects(
-      storage.users.createUser({ email: 'a@example.com', name: 'A', passwordHash: 'h', now: T0 }),
+      storage.users.createUser({ email: 'a@example.com', name: 'A', passwordHash: 'h', now: T0 }, () => auditEvent('user.created')),
       StorageUnavailableError,
     );
     await storage.close();

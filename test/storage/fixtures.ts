@@ -1,7 +1,7 @@
 // Small builders for contract tests: each returns records that satisfy every foreign key.
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type {
-  AccessToken, Application, AuthorizationCode, Grant, PortfolioFields, RefreshToken, User,
+  AccessToken, Application, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
 } from '../../src/storage/records.ts';
 import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
 
@@ -15,8 +15,18 @@ function unique(label: string): string {
   return `${label}_${process.pid}_${sequence}`;
 }
 
+/** The audit event a store method records with its change; attributed to nobody, so per-user listings leave it out. */
+export function auditEvent(type: AuditEventType, createdAt = T0, detail: Record<string, unknown> = {}): NewAuditEvent {
+  return { type, userId: null, applicationId: null, ip: null, detail, createdAt };
+}
+
 export function createUser(storage: Storage, email = `${unique('user')}@example.com`, name = 'Test User'): Promise<User> {
-  return storage.users.createUser({ email, name, passwordHash: 'scrypt$hash', now: T0 });
+  return storage.users.createUser({ email, name, passwordHash: 'scrypt$hash', now: T0 }, () => auditEvent('user.created'));
+}
+
+/** What the Connections page does: the grant, its tokens and codes, and the consent go. */
+export function revokeGrant(storage: Storage, grantId: number, now: number): Promise<void> {
+  return storage.grants.disconnectApplication(grantId, now, auditEvent('grant.revoked', now));
 }
 
 export function createApplication(storage: Storage, owner: User, name = 'Budget App'): Promise<Application> {
@@ -29,7 +39,7 @@ export function createApplication(storage: Storage, owner: User, name = 'Budget 
     confidential: true,
     pkceRequired: false,
     scopes: ['read'],
-  }, T0);
+  }, T0, () => auditEvent('application.created'));
 }
 
 /** A user who has authorized an application owned by someone else. */

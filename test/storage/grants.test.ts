@@ -1,7 +1,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, accessTokenFor, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
+import {
+  T0, MINUTE, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, revokeGrant, tokenPairFor,
+} from './fixtures.ts';
 
 describeStorageContract('grants', (target) => {
   it('returns the same live grant on every call for one user and application', async () => {
@@ -40,7 +42,7 @@ describeStorageContract('grants', (target) => {
   it('starts a new grant once the previous one is revoked', async () => {
     const { storage } = target();
     const { user, application, grant } = await createGrant(storage);
-    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    await revokeGrant(storage, grant.id, T0 + MINUTE);
     const next = await storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0 + 2 * MINUTE);
     assert.notEqual(next.id, grant.id);
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
@@ -54,7 +56,7 @@ describeStorageContract('grants', (target) => {
     const code = codeFor(grant);
     await storage.codes.saveAuthorizationCode(code);
 
-    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
+    await revokeGrant(storage, grant.id, T0 + MINUTE);
 
     assert.equal((await storage.tokens.findAccessToken(tokens.access.tokenHash))?.revokedAt, T0 + MINUTE);
     assert.equal((await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
@@ -79,7 +81,7 @@ describeStorageContract('grants', (target) => {
     assert.equal(await storage.tokens.rotateRefreshToken(deviceA.refresh.tokenHash, rotatedA, T0 + MINUTE), true);
     assert.equal((await storage.tokens.findRefreshToken(rotatedA.refresh.tokenHash))?.originCodeHash, codeA);
 
-    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + 2 * MINUTE);
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + 2 * MINUTE, auditEvent('token.revoked', T0 + 2 * MINUTE));
 
     for (const { access, refresh } of [deviceA, rotatedA]) {
       assert.equal((await storage.tokens.findAccessToken(access.tokenHash))?.revokedAt, T0 + 2 * MINUTE);
@@ -97,7 +99,7 @@ describeStorageContract('grants', (target) => {
     const pair = tokenPairFor(grant);
     const codeA = 'a'.repeat(64);
     await storage.tokens.saveTokens({ access: { ...pair.access, originCodeHash: codeA }, refresh: { ...pair.refresh!, originCodeHash: codeA } });
-    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE);
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE, auditEvent('token.revoked', T0 + MINUTE));
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
     assert.deepEqual(await storage.grants.listConnectedApplications(user.id), []);
   });
@@ -110,7 +112,7 @@ describeStorageContract('grants', (target) => {
     const codeA = 'a'.repeat(64);
     await storage.tokens.saveTokens(legacy);
     await storage.tokens.saveTokens({ access: { ...pair.access, originCodeHash: codeA }, refresh: { ...pair.refresh!, originCodeHash: codeA } });
-    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE);
+    await storage.grants.revokeAuthorization(grant.id, codeA, T0 + MINUTE, auditEvent('token.revoked', T0 + MINUTE));
     assert.equal((await storage.tokens.findRefreshToken(legacy.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
     assert.equal((await storage.tokens.findAccessToken(pair.access.tokenHash))?.revokedAt, T0 + MINUTE);
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
@@ -121,8 +123,8 @@ describeStorageContract('grants', (target) => {
     const { grant } = await createGrant(storage);
     const tokens = tokenPairFor(grant);
     await storage.tokens.saveTokens(tokens);
-    await storage.grants.revokeGrant(grant.id, T0 + MINUTE);
-    await storage.grants.revokeGrant(grant.id, T0 + 2 * MINUTE);
+    await revokeGrant(storage, grant.id, T0 + MINUTE);
+    await revokeGrant(storage, grant.id, T0 + 2 * MINUTE);
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + MINUTE);
     assert.equal((await storage.tokens.findAccessToken(tokens.access.tokenHash))?.revokedAt, T0 + MINUTE);
   });
@@ -133,7 +135,7 @@ describeStorageContract('grants', (target) => {
     const developer = await storage.users.findUserById(application.ownerId);
     const other = await createApplication(storage, developer!, 'Other');
     const revoked = await storage.grants.findOrCreateActiveGrant(user.id, other.id, ['read'], T0);
-    await storage.grants.revokeGrant(revoked.id, T0 + MINUTE);
+    await revokeGrant(storage, revoked.id, T0 + MINUTE);
     await storage.tokens.saveTokens(tokenPairFor(grant, T0 + 5 * MINUTE));
 
     assert.deepEqual(await storage.grants.listConnectedApplications(user.id), [{

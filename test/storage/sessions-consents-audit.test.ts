@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Session } from '../../src/storage/records.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, DAY, createApplication, createUser } from './fixtures.ts';
+import { T0, MINUTE, DAY, auditEvent, createApplication, createUser } from './fixtures.ts';
 
 describeStorageContract('sessions', (target) => {
   it('creates, finds, touches and deletes a session by the hash of its id', async () => {
@@ -40,13 +40,13 @@ describeStorageContract('consents', (target) => {
     const application = await createApplication(storage, await createUser(storage));
     assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
 
-    await storage.consents.rememberConsent(user.id, application.id, ['read'], T0);
-    await storage.consents.rememberConsent(user.id, application.id, ['read', 'write'], T0 + MINUTE);
+    await storage.consents.rememberConsent(user.id, application.id, ['read'], T0, auditEvent('consent.granted'));
+    await storage.consents.rememberConsent(user.id, application.id, ['read', 'write'], T0 + MINUTE, auditEvent('consent.granted'));
     assert.deepEqual(await storage.consents.findConsent(user.id, application.id), {
       userId: user.id, applicationId: application.id, scope: ['read', 'write'], createdAt: T0 + MINUTE,
     });
 
-    await storage.consents.forgetConsent(user.id, application.id);
+    await storage.consents.forgetConsent(user.id, application.id, auditEvent('consent.denied'));
     assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
   });
 });

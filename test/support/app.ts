@@ -10,7 +10,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { hashPassword } from '../../src/platform/password.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateClientId, generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { Application, User } from '../../src/storage/records.ts';
+import type { Application, NewAuditEvent, User } from '../../src/storage/records.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import { portfolioFields } from '../../src/demo/portfolio-fields.ts';
 import { createTestStorage } from './storage.ts';
@@ -45,7 +45,11 @@ let userCount = 0;
 export async function createUser(t: TestApp, name = 'Ada Investor'): Promise<User> {
   passwordHash ??= hashPassword(PASSWORD);
   const email = `user${++userCount}-${process.pid}@example.test`;
-  return t.storage.users.createUser({ email, name, passwordHash: await passwordHash, now: t.clock.now() });
+  const now = t.clock.now();
+  // Attributed to nobody, so the events a test looks for are the only ones the user has.
+  return t.storage.users.createUser({ email, name, passwordHash: await passwordHash, now }, () => ({
+    type: 'user.created', userId: null, applicationId: null, ip: null, detail: {}, createdAt: now,
+  }));
 }
 
 export interface TestClient {
@@ -66,8 +70,16 @@ export async function createClient(t: TestApp, owner: User, options: Partial<Pic
     confidential,
     pkceRequired: options.pkceRequired ?? !confidential,
     scopes: ['read'],
-  }, t.clock.now());
+  }, t.clock.now(), applicationCreated(t));
   return { application, clientId: application.clientId, clientSecret };
+}
+
+/** The audit event of an application created directly in storage. */
+export function applicationCreated(t: TestApp): (application: Application) => NewAuditEvent {
+  const now = t.clock.now();
+  return (application) => ({
+    type: 'application.created', userId: application.ownerId, applicationId: application.id, ip: null, detail: { name: application.name }, createdAt: now,
+  });
 }
 
 export async function createPortfolio(t: TestApp, owner: User, name: string) {

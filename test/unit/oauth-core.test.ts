@@ -335,7 +335,6 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
     const grant = createRefreshTokenGrant({
       clock, random: cryptoRandom,
       grants: { async revokeAuthorization() {} },
-      audit: { async recordEvent() {}, async listEventsForUser() { return []; } },
       tokens: {
         findRefreshToken: async (hash) => (hash === stored.tokenHash ? stored : undefined),
         rotateRefreshToken: async (_hash, next) => { rotatedTo = next; return true; },

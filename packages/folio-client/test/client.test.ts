@@ -147,7 +147,10 @@ describe('@folio/client', () => {
     const client = confidentialClient({ fetch: counting });
     await signedIn(client);
     const grant = (await folio.t.storage.grants.listConnectedApplications(folio.user.id))[0]!;
-    await folio.t.storage.grants.revokeGrant(grant.grantId, folio.t.clock.now());
+    const now = folio.t.clock.now();
+    await folio.t.storage.grants.disconnectApplication(grant.grantId, now, {
+      type: 'grant.revoked', userId: folio.user.id, applicationId: grant.applicationId, ip: null, detail: {}, createdAt: now,
+    });
     await assert.rejects(client.myUser(), (error: unknown) => error instanceof FolioOAuthError && error.error === 'invalid_grant');
     assert.equal(await client.storage.get(), undefined);
     await assert.rejects(client.myUser(), (error: unknown) => error instanceof FolioOAuthError && error.error === 'no_tokens');

@@ -23,7 +23,7 @@ import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import { SESSION_COOKIE, type Sessions } from '../sessions.ts';
 
 export interface ApplicationSettingsDeps {
-  storage: Pick<Storage, 'applications' | 'audit' | 'secretReveals'>;
+  storage: Pick<Storage, 'applications' | 'secretReveals'>;
   sessions: Sessions;
   clock: Clock;
   random: RandomSource;

@@ -1,6 +1,6 @@
 // Connected applications: list the grants that hold access to my account; revoke one,
-// which ends the grant and every token from it at once (one transaction in revokeGrant)
-// and forgets the consent, so the application has to ask again.
+// which ends the grant and every token from it and forgets the consent, so the
+// application has to ask again, all in one transaction (disconnectApplication).
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -14,7 +14,7 @@ import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import type { Sessions } from '../sessions.ts';
 
 export interface ConnectionsDeps {
-  storage: Pick<Storage, 'grants' | 'consents' | 'audit'>;
+  storage: Pick<Storage, 'grants'>;
   sessions: Sessions;
   clock: Clock;
 }
@@ -41,9 +41,7 @@ export function registerConnections(app: FastifyInstance, deps: ConnectionsDeps)
       : (await deps.storage.grants.listConnectedApplications(userId)).find((candidate) => candidate.grantId === id);
     if (connection === undefined) throw new OAuthError('not_found', 'There is no such connection to your account.');
     const now = deps.clock.now();
-    await deps.storage.grants.revokeGrant(connection.grantId, now);
-    await deps.storage.consents.forgetConsent(userId, connection.applicationId);
-    await deps.storage.audit.recordEvent({
+    await deps.storage.grants.disconnectApplication(connection.grantId, now, {
       type: 'grant.revoked', userId, applicationId: connection.applicationId, ip: request.ip,
       detail: { name: connection.applicationName, grant_id: connection.grantId }, createdAt: now,
     });

@@ -22,7 +22,7 @@ import type { Sessions } from '../sessions.ts';
 import { safeReturnPath } from './sign-in.ts';
 
 export interface SignUpDeps {
-  storage: Pick<Storage, 'users' | 'audit'>;
+  storage: Pick<Storage, 'users'>;
   sessions: Sessions;
   throttle: LoginThrottle;
   clock: Clock;

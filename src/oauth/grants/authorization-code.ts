@@ -1,7 +1,7 @@
 // RFC 6749 §4.1.3: exchange an authorization code for tokens.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
 import type { AuthorizationCode } from '../../storage/records.ts';
-import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { verifyCodeVerifier } from '../pkce.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
@@ -12,7 +12,6 @@ export interface AuthorizationCodeGrantDeps extends TokenMinter {
   codes: Pick<AuthorizationCodeStore, 'findAuthorizationCode'>;
   grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'redeemAuthorizationCode'>;
-  audit: AuditStore;
 }
 
 export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): GrantHandler {

@@ -4,12 +4,11 @@
 // authorization: the user's other devices, and the client_credentials tokens that
 // share the user's grant, keep theirs.
 import type { AuditEventType } from '../../storage/records.ts';
-import type { AuditStore, GrantStore } from '../../storage/stores.ts';
+import type { GrantStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 
 export interface CompromisedAuthorizationDeps {
   grants: Pick<GrantStore, 'revokeAuthorization'>;
-  audit: AuditStore;
 }
 
 export interface ReusedCredential {
@@ -25,8 +24,7 @@ export async function revokeCompromisedAuthorization(
   reused: ReusedCredential,
   event: { type: AuditEventType; now: number; ip: string | null; description: string },
 ): Promise<never> {
-  await deps.grants.revokeAuthorization(reused.grantId, reused.originCodeHash, event.now);
-  await deps.audit.recordEvent({
+  await deps.grants.revokeAuthorization(reused.grantId, reused.originCodeHash, event.now, {
     type: event.type, userId: reused.userId, applicationId: reused.applicationId,
     ip: event.ip, detail: { grant_id: reused.grantId }, createdAt: event.now,
   });

@@ -3,7 +3,7 @@
 // until it expires.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
 import type { RefreshToken } from '../../storage/records.ts';
-import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';
 import { narrowScope } from '../scopes.ts';
@@ -14,7 +14,6 @@ import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 export interface RefreshTokenGrantDeps extends TokenMinter {
   grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
-  audit: AuditStore;
 }
 
 const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');

@@ -1,8 +1,9 @@
 import type { Kysely, Updateable } from 'kysely';
-import type { Application, ApplicationChanges, NewApplication } from '../records.ts';
+import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
 import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
+import { writeAuditEvent } from './audit.ts';
 import { changedRows, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 function toApplication(row: ApplicationRow): Application {
@@ -43,9 +44,9 @@ export class KyselyApplicationStore implements ApplicationStore {
     db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId));
   }
 
-  async createApplication(input: NewApplication, now: number): Promise<Application> {
-    const row = await this.db.insertInto('applications')
-      .values({
+  createApplication(input: NewApplication, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('applications').values({
         owner_id: input.ownerId,
         name: input.name,
         client_id: input.clientId,
@@ -56,10 +57,11 @@ export class KyselyApplicationStore implements ApplicationStore {
         scopes: scopeToColumn(input.scopes),
         created_at: now,
         updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toApplication(row);
+      }).returningAll().executeTakeFirstOrThrow();
+      const application = toApplication(row);
+      await writeAuditEvent(trx, event(application));
+      return application;
+    });
   }
 
   async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
@@ -80,31 +82,44 @@ export class KyselyApplicationStore implements ApplicationStore {
     return rows.map(toApplication);
   }
 
-  async updateApplication(
-    id: number, ownerId: number, changes: ApplicationChanges, now: number,
+  updateApplication(
+    id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined> {
-    const row = await this.db.updateTable('applications')
-      .set({ ...changesToColumns(changes), updated_at: now })
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toApplication(row);
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable('applications')
+        .set({ ...changesToColumns(changes), updated_at: now })
+        .where('id', '=', id)
+        .where('owner_id', '=', ownerId)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const updated = toApplication(row);
+      await writeAuditEvent(trx, event(updated));
+      return updated;
+    });
   }
 
-  async replaceApplicationSecret(id: number, secretHash: string, now: number): Promise<boolean> {
-    const result = await this.db.updateTable('applications')
-      .set({ secret_hash: secretHash, updated_at: now })
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return changedRows(result) > 0;
+  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.updateTable('applications')
+        .set({ secret_hash: secretHash, updated_at: now })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (changedRows(result) === 0) return false;
+      await writeAuditEvent(trx, event);
+      return true;
+    });
   }
 
-  async deleteApplication(id: number, ownerId: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('applications')
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return changedRows(result) > 0;
+  deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.deleteFrom('applications')
+        .where('id', '=', id)
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirst();
+      if (changedRows(result) === 0) return false;
+      await writeAuditEvent(trx, event);
+      return true;
+    });
   }
 }

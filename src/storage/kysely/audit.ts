@@ -30,11 +30,16 @@ export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
   };
 }
 
+/** Writes `event` on `executor`: the database, or the transaction of the change it records. */
+export async function writeAuditEvent(executor: Kysely<Database>, event: NewAuditEvent): Promise<void> {
+  await executor.insertInto('audit_events').values(auditEventRow(event)).execute();
+}
+
 export class KyselyAuditStore implements AuditStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async recordEvent(event: NewAuditEvent): Promise<void> {
-    await this.db.insertInto('audit_events').values(auditEventRow(event)).execute();
+  recordEvent(event: NewAuditEvent): Promise<void> {
+    return writeAuditEvent(this.db, event);
   }
 
   /** Newest first; the id breaks ties between events recorded in the same millisecond. */

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Consent } from '../records.ts';
+import type { Consent, NewAuditEvent } from '../records.ts';
 import type { Database } from '../schema.ts';
 import type { ConsentStore } from '../stores.ts';
+import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
 
 export class KyselyConsentStore implements ConsentStore {
@@ -20,20 +21,25 @@ export class KyselyConsentStore implements ConsentStore {
     };
   }
 
-  /** Replaces any earlier consent: the latest answer is the one remembered. */
-  async rememberConsent(userId: number, applicationId: number, scope: string[], now: number): Promise<void> {
+  async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {
     const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
-    await this.db.insertInto('consents')
-      .values(values)
-      .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
-        .doUpdateSet({ scope: values.scope, created_at: values.created_at }))
-      .execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('consents')
+        .values(values)
+        .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
+          .doUpdateSet({ scope: values.scope, created_at: values.created_at }))
+        .execute();
+      await writeAuditEvent(trx, event);
+    });
   }
 
-  async forgetConsent(userId: number, applicationId: number): Promise<void> {
-    await this.db.deleteFrom('consents')
-      .where('user_id', '=', userId)
-      .where('application_id', '=', applicationId)
-      .execute();
+  async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('consents')
+        .where('user_id', '=', userId)
+        .where('application_id', '=', applicationId)
+        .execute();
+      await writeAuditEvent(trx, event);
+    });
   }
 }

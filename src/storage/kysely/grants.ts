@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ConnectedApplication, Grant } from '../records.ts';
+import type { ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
+import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
@@ -68,26 +69,25 @@ export class KyselyGrantStore implements GrantStore {
     return row && toGrant(row);
   }
 
-  async revokeGrant(grantId: number, now: number): Promise<void> {
-    await this.db.transaction().execute((trx) => revokeGrantWith(trx, grantId, now));
+  async disconnectApplication(grantId: number, now: number, event: NewAuditEvent): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const grant = await trx.selectFrom('grants').select(['user_id', 'application_id']).where('id', '=', grantId).executeTakeFirst();
+      if (grant === undefined) return;
+      await revokeGrantWith(trx, grantId, now);
+      await trx.deleteFrom('consents')
+        .where('user_id', '=', grant.user_id).where('application_id', '=', grant.application_id).execute();
+      await writeAuditEvent(trx, event);
+    });
   }
 
-  async revokeAuthorization(grantId: number, codeHash: string | null, now: number): Promise<void> {
+  async revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       // The grant row first, as token issue and rotation take it: on PostgreSQL a
       // rotation under way in this authorization commits before the statements below
       // start, so the tokens it issued are seen and revoked with the rest.
       await trx.updateTable('grants').set((eb) => ({ last_used_at: eb.ref('last_used_at') })).where('id', '=', grantId).execute();
-      // A token from before tokens recorded their code (migration 0005) may belong to
-      // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
-      if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
-      for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-        await trx.updateTable(table).set({ revoked_at: now })
-          .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
-      }
-      // A grant left with nothing live ends, as revoking its one authorization always
-      // ended it: the Connections page lists the applications that hold access.
-      if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
+      await revokeAuthorizationWith(trx, grantId, codeHash, now);
+      await writeAuditEvent(trx, event);
     });
   }
 
@@ -112,6 +112,19 @@ export class KyselyGrantStore implements GrantStore {
       .execute();
     return rows.map((row) => ({ ...row, scope: scopeFromColumn(row.scope) }));
   }
+}
+
+async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, codeHash: string | null, now: number): Promise<void> {
+  // A token from before tokens recorded their code (migration 0005) may belong to
+  // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
+  if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
+  for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+    await trx.updateTable(table).set({ revoked_at: now })
+      .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
+  }
+  // A grant left with nothing live ends, as revoking its one authorization always
+  // ended it: the Connections page lists the applications that hold access.
+  if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
 }
 
 async function revokeGrantWith(trx: Kysely<Database>, grantId: number, now: number): Promise<void> {

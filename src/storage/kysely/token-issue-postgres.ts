@@ -46,7 +46,7 @@ function insertsAfter(gate: string, access: unknown, refresh: unknown, event: un
 }
 
 /**
- * Lock order is revokeGrant's: the grant row first, then the refresh token. The
+ * Lock order is a grant revocation's: the grant row first, then the refresh token. The
  * inserts read their gate's rows, so they cannot run before those locks are held
  * (PostgreSQL orders independent WITH sub-statements as it likes, but a
  * sub-statement that reads another's RETURNING rows waits for them). A

@@ -57,7 +57,7 @@ export function issueInTransactions(db: Kysely<Database>, inTransaction: RunInTr
 interface TokenWrites {
   /**
    * Marks the grant used only while it is live. Taking the grant row first, as
-   * revokeGrant does, keeps one lock order (no deadlock on PostgreSQL) and means a
+   * revoking a grant does, keeps one lock order (no deadlock on PostgreSQL) and means a
    * revocation that commits first is seen, so no live token lands on a dead grant.
    */
   claimLiveGrant(trx: Kysely<Database>, grantId: number, usedAt: number): Promise<boolean>;

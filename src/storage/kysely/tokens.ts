@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
-import type { AccessToken, RefreshToken } from '../records.ts';
+import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
@@ -8,6 +8,7 @@ import { changedRows, scopeFromColumn } from './columns.ts';
 import { type TokenIssue, issueInTransactions } from './token-writes.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
+import { writeAuditEvent } from './audit.ts';
 
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
   'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
@@ -73,13 +74,17 @@ export class KyselyTokenStore implements TokenStore {
     return this.issue.redeem(codeHash, tokens, now);
   }
 
-  async revokeAccessToken(tokenHash: string, now: number): Promise<boolean> {
-    const result = await this.db.updateTable('access_tokens')
-      .set({ revoked_at: now })
-      .where('token_hash', '=', tokenHash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return changedRows(result) > 0;
+  revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.updateTable('access_tokens')
+        .set({ revoked_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (changedRows(result) === 0) return false;
+      await writeAuditEvent(trx, event);
+      return true;
+    });
   }
 
   // The cut-off alone decides: rows expired, revoked, rotated or consumed before it go.

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { User, UserCredentials } from '../records.ts';
+import type { NewAuditEvent, User, UserCredentials } from '../records.ts';
 import type { Database, UserRow } from '../schema.ts';
 import { StorageConflictError, type UserStore } from '../stores.ts';
 import { type PreparedQuery, prepared } from './prepared.ts';
 import { toStorageError } from '../errors.ts';
+import { writeAuditEvent } from './audit.ts';
 
 /** Emails are stored and compared in this form, so uniqueness is case-insensitive. */
 export function normalizeEmail(email: string): string {
@@ -24,19 +25,25 @@ export class KyselyUserStore implements UserStore {
     db.selectFrom('users').select(['id', 'email', 'name', 'created_at']).where('id', '=', id));
   }
 
-  async createUser(input: { email: string; name: string; passwordHash: string; now: number }): Promise<User> {
+  async createUser(
+    input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent,
+  ): Promise<User> {
     try {
-      const row = await this.db.insertInto('users')
-        .values({
-          email: normalizeEmail(input.email),
-          name: input.name,
-          password_hash: input.passwordHash,
-          created_at: input.now,
-          updated_at: input.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toUser(row);
+      return await this.db.transaction().execute(async (trx) => {
+        const row = await trx.insertInto('users')
+          .values({
+            email: normalizeEmail(input.email),
+            name: input.name,
+            password_hash: input.passwordHash,
+            created_at: input.now,
+            updated_at: input.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const user = toUser(row);
+        await writeAuditEvent(trx, event(user));
+        return user;
+      });
     } catch (error) {
       const mapped = toStorageError(error);
       throw mapped instanceof StorageConflictError ? new StorageConflictError('email') : mapped;

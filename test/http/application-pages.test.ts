@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Application, User } from '../../src/storage/records.ts';
 import {
-  type TestApp, bearer, createClient, createTestApp, createUser, obtainTokens, signIn, tokenRequest,
+  type TestApp, bearer, cookieHeader, createClient, createTestApp, createUser, obtainTokens, signIn, tokenRequest,
 } from '../support/app.ts';
 import { type Jar, csrfToken, getPage, postForm, textOf } from '../support/pages.ts';
 
@@ -134,6 +134,15 @@ describe('API settings pages', () => {
       const sealed = await t.storage.secretReveals.takeSecretReveal(hashCredential(jar.folio_session!), application!.id, t.clock.now());
       assert.ok(sealed);
       assert.doesNotMatch(sealed, /folio_cs_/);
+    });
+
+    it('keeps the secret for the GET when a HEAD of the page comes first', async () => {
+      const created = await register();
+      const head = await t.app.inject({ method: 'HEAD', url: created.headers.location as string, headers: { cookie: cookieHeader(jar) } });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
+      const page = await getPage(t, jar, created.headers.location as string);
+      assert.match(textOf(page.body, 'client-secret') ?? '', /^folio_cs_/);
     });
 
     it('forgets a secret nobody came to see within ten minutes', async () => {

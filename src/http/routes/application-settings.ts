@@ -132,7 +132,11 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
 
   app.get(`${BASE}/:id`, options, async (request, reply) => {
     const application = await ownedApplication(request);
-    const secret = await takeSecretToReveal(deps, { sessionId: sessionId(request), applicationId: application.id });
+    // HEAD answers with GET's headers and no body (RFC 9110 §9.3.2): taking the secret
+    // there would spend its one showing on a response that cannot carry it.
+    const secret = request.method === 'HEAD'
+      ? undefined
+      : await takeSecretToReveal(deps, { sessionId: sessionId(request), applicationId: application.id });
     return sendPage(reply, renderApplicationDetail({ user: pageUser(request.signedIn!), application, secret, notice: notice(request) }));
   });
 

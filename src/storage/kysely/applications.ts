@@ -3,8 +3,8 @@ import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } f
 import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
-import { writeAuditEvent } from './audit.ts';
-import { changedRows, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { recordIfChanged, writeAuditEvent } from './audit.ts';
+import { flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
@@ -105,9 +105,7 @@ export class KyselyApplicationStore implements ApplicationStore {
         .set({ secret_hash: secretHash, updated_at: now })
         .where('id', '=', id)
         .executeTakeFirst();
-      if (changedRows(result) === 0) return false;
-      await writeAuditEvent(trx, event);
-      return true;
+      return recordIfChanged(trx, result, event);
     });
   }
 
@@ -117,9 +115,7 @@ export class KyselyApplicationStore implements ApplicationStore {
         .where('id', '=', id)
         .where('owner_id', '=', ownerId)
         .executeTakeFirst();
-      if (changedRows(result) === 0) return false;
-      await writeAuditEvent(trx, event);
-      return true;
+      return recordIfChanged(trx, result, event);
     });
   }
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
+import { changedRows } from './columns.ts';
 import { everyColumn } from './prepared.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
@@ -33,6 +34,13 @@ export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
 /** Writes `event` on `executor`: the database, or the transaction of the change it records. */
 export async function writeAuditEvent(executor: Kysely<Database>, event: NewAuditEvent): Promise<void> {
   await executor.insertInto('audit_events').values(auditEventRow(event)).execute();
+}
+
+/** Records `event` only when the change's statement changed a row; says whether it did. */
+export async function recordIfChanged(executor: Kysely<Database>, result: Parameters<typeof changedRows>[0], event: NewAuditEvent): Promise<boolean> {
+  if (changedRows(result) === 0) return false;
+  await writeAuditEvent(executor, event);
+  return true;
 }
 
 export class KyselyAuditStore implements AuditStore {

@@ -4,11 +4,11 @@ import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
-import { changedRows, scopeFromColumn } from './columns.ts';
+import { scopeFromColumn } from './columns.ts';
 import { type TokenIssue, issueInTransactions } from './token-writes.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { separateTransactions } from './transactions.ts';
-import { writeAuditEvent } from './audit.ts';
+import { recordIfChanged } from './audit.ts';
 
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
   'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
@@ -81,9 +81,7 @@ export class KyselyTokenStore implements TokenStore {
         .where('token_hash', '=', tokenHash)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      if (changedRows(result) === 0) return false;
-      await writeAuditEvent(trx, event);
-      return true;
+      return recordIfChanged(trx, result, event);
     });
   }
 

@@ -9,6 +9,7 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
+import { type TestApp, basic, bearer, createClient, createTestApp, createUser, obtainTokens, tokenRequest } from '../support/app.ts';
 import { createTestStorage } from '../support/storage.ts';
 
 const BASE_URL = 'https://folio.example';
@@ -93,6 +94,73 @@ describe('OpenAPI document', () => {
     for (const path of ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect']) {
       assert.deepEqual(document.paths[path].post.security, [{ clientBasic: [] }, {}], path);
       assert.ok(!(document.paths[path].post.parameters ?? []).some((parameter: { in: string }) => parameter.in === 'header'), path);
+    }
+  });
+});
+
+describe('OpenAPI responses: the statuses and headers documented are the ones sent', () => {
+  let t: TestApp;
+  let document: any;
+  before(async () => {
+    t = await createTestApp({ FOLIO_RATE_LIMIT_PER_MINUTE: '1' });
+    document = (await t.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json();
+  });
+  after(async () => { await t.close(); });
+
+  /** The header names a documented response lists, lower-cased as HTTP/1.1 answers carry them. */
+  function documentedHeaders(path: string, method: string, status: string): string[] {
+    const response = document.paths[path][method].responses[status];
+    assert.ok(response, `${method} ${path} documents ${status}`);
+    return Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()).sort();
+  }
+
+  function sentHeaders(response: { headers: Record<string, unknown> }, documented: string[]): string[] {
+    return documented.filter((name) => response.headers[name] !== undefined);
+  }
+
+  it('the bearer API: RateLimit-* on 200, a challenge on 401, Retry-After and RateLimit-* on 429', async () => {
+    const user = await createUser(t);
+    const { access_token: token } = await obtainTokens(t, await createClient(t, user), user);
+
+    const ok = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(token) });
+    assert.equal(ok.statusCode, 200);
+    const onOk = documentedHeaders('/api/v2/portfolios.json', 'get', '200');
+    assert.deepEqual(onOk, ['ratelimit-limit', 'ratelimit-policy', 'ratelimit-remaining', 'ratelimit-reset']);
+    assert.deepEqual(sentHeaders(ok, onOk), onOk);
+    assert.deepEqual(Object.keys(ok.json()).sort(), ['links', 'portfolios'], 'the headers member stays out of the body');
+
+    const limited = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(token) });
+    assert.equal(limited.statusCode, 429);
+    const onLimited = documentedHeaders('/api/v2/portfolios.json', 'get', '429');
+    assert.deepEqual(sentHeaders(limited, onLimited), onLimited);
+    assert.ok(onLimited.includes('retry-after'));
+
+    const refused = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json' });
+    assert.equal(refused.statusCode, 401);
+    const onRefused = documentedHeaders('/api/v2/portfolios.json', 'get', '401');
+    assert.deepEqual(onRefused, ['www-authenticate']);
+    assert.deepEqual(sentHeaders(refused, onRefused), onRefused);
+    assert.equal(refused.json().error, 'invalid_token');
+  });
+
+  it('the token endpoint: invalid_client on 401 with the Basic challenge, the rest of RFC 6749 §5.2 on 400', async () => {
+    const failedBasic = await tokenRequest(t, { grant_type: 'client_credentials' }, basic('nobody', 'wrong'));
+    assert.equal(failedBasic.statusCode, 401);
+    assert.equal(failedBasic.json().error, 'invalid_client');
+    const onFailed = documentedHeaders('/oauth2/token', 'post', '401');
+    assert.deepEqual(onFailed, ['www-authenticate']);
+    assert.deepEqual(sentHeaders(failedBasic, onFailed), onFailed);
+
+    const user = await createUser(t);
+    const client = await createClient(t, user);
+    const badGrant = await tokenRequest(t, { grant_type: 'authorization_code', code: 'nope', redirect_uri: 'https://client.example/callback' }, basic(client.clientId, client.clientSecret));
+    assert.equal(badGrant.statusCode, 400);
+    assert.match(document.paths['/oauth2/token'].post.responses['400'].description, new RegExp(badGrant.json().error));
+  });
+
+  it('documents 503 with Retry-After wherever the database is needed', () => {
+    for (const [path, method] of [['/oauth2/token', 'post'], ['/oauth2/revoke', 'post'], ['/oauth2/introspect', 'post'], ['/api/v2/portfolios', 'get'], ['/oauth2/token/info', 'get']] as const) {
+      assert.deepEqual(documentedHeaders(path, method, '503'), ['retry-after'], `${method} ${path}`);
     }
   });
 });

@@ -1,6 +1,6 @@
 // Schemas of the bearer API: the Sharesight v2 portfolio record (DESIGN §5)
 // and the user. Listed fields are the only ones that can leave the server.
-import { bearerSecurity, errorResponses } from './common.ts';
+import { bearerErrorResponses, bearerSecurity, errorBody, rateLimitHeaders } from './common.ts';
 
 const string = { type: 'string' } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -47,8 +47,13 @@ export const portfolioListSchema = {
   ...api,
   summary: 'The token user\'s portfolios',
   response: {
-    200: { type: 'object', properties: { portfolios: { type: 'array', items: portfolio }, links: selfLink }, required: ['portfolios', 'links'] },
-    ...errorResponses,
+    200: {
+      type: 'object',
+      properties: { portfolios: { type: 'array', items: portfolio }, links: selfLink },
+      required: ['portfolios', 'links'],
+      headers: rateLimitHeaders,
+    },
+    ...bearerErrorResponses,
   },
 } as const;
 
@@ -62,8 +67,9 @@ export const onePortfolioSchema = {
     required: ['id'],
   },
   response: {
-    200: { type: 'object', properties: { portfolio, links: selfLink }, required: ['portfolio', 'links'] },
-    ...errorResponses,
+    200: { type: 'object', properties: { portfolio, links: selfLink }, required: ['portfolio', 'links'], headers: rateLimitHeaders },
+    404: { ...errorBody, description: 'not_found: no portfolio with that id belongs to the token\'s user' },
+    ...bearerErrorResponses,
   },
 } as const;
 
@@ -78,7 +84,8 @@ export const myUserSchema = {
         links: selfLink,
       },
       required: ['user', 'links'],
+      headers: rateLimitHeaders,
     },
-    ...errorResponses,
+    ...bearerErrorResponses,
   },
 } as const;

@@ -3,7 +3,7 @@
 // value is enumerated, so the protocol core still answers invalid_request,
 // invalid_client or unsupported_grant_type in RFC order, and unknown
 // parameters stay allowed (RFC 6749 §3.2: they are ignored).
-import { bearerSecurity, errorResponses, formContent } from './common.ts';
+import { bearerErrorResponses, bearerSecurity, clientErrorResponses, formContent, rateLimitHeaders } from './common.ts';
 
 const clientFields = {
   client_id: { type: 'string', description: 'The application\'s client_id (or use HTTP Basic)' },
@@ -52,7 +52,7 @@ export const tokenSchema = {
   description: 'Exchanges a code, client credentials or a refresh token for tokens. Client authentication: HTTP Basic, client_secret in the body, or client_id alone for public applications.',
   security: clientAuthentication,
   body: formContent(tokenRequest),
-  response: { 200: tokenResponse, ...errorResponses },
+  response: { 200: tokenResponse, ...clientErrorResponses },
 } as const;
 
 export const revocationSchema = {
@@ -68,7 +68,7 @@ export const revocationSchema = {
       ...clientFields,
     },
   }),
-  response: { 200: { description: 'Revoked, or not a live token (RFC 7009 §2.2). A live token of another application is refused: 400 unauthorized_client', type: 'null' }, ...errorResponses },
+  response: { 200: { description: 'Revoked, or not a live token (RFC 7009 §2.2). A live token of another application is refused: 400 unauthorized_client', type: 'null' }, ...clientErrorResponses },
 } as const;
 
 export const introspectionSchema = {
@@ -96,7 +96,7 @@ export const introspectionSchema = {
       },
       required: ['active'],
     },
-    ...errorResponses,
+    ...clientErrorResponses,
   },
 } as const;
 
@@ -115,7 +115,8 @@ export const tokenInfoSchema = {
         created_at: { type: 'integer' },
       },
       required: ['resource_owner_id', 'scope', 'expires_in', 'application', 'created_at'],
+      headers: rateLimitHeaders,
     },
-    ...errorResponses,
+    ...bearerErrorResponses,
   },
 } as const;

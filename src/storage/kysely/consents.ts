@@ -5,6 +5,14 @@ import type { ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
 
+/** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
+export async function forgetConsentWith(executor: Kysely<Database>, userId: number, applicationId: number): Promise<void> {
+  await executor.deleteFrom('consents')
+    .where('user_id', '=', userId)
+    .where('application_id', '=', applicationId)
+    .execute();
+}
+
 export class KyselyConsentStore implements ConsentStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -35,10 +43,7 @@ export class KyselyConsentStore implements ConsentStore {
 
   async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('consents')
-        .where('user_id', '=', userId)
-        .where('application_id', '=', applicationId)
-        .execute();
+      await forgetConsentWith(trx, userId, applicationId);
       await writeAuditEvent(trx, event);
     });
   }

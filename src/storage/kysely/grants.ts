@@ -4,6 +4,7 @@ import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { writeAuditEvent } from './audit.ts';
+import { forgetConsentWith } from './consents.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
@@ -74,8 +75,7 @@ export class KyselyGrantStore implements GrantStore {
       const grant = await trx.selectFrom('grants').select(['user_id', 'application_id']).where('id', '=', grantId).executeTakeFirst();
       if (grant === undefined) return;
       await revokeGrantWith(trx, grantId, now);
-      await trx.deleteFrom('consents')
-        .where('user_id', '=', grant.user_id).where('application_id', '=', grant.application_id).execute();
+      await forgetConsentWith(trx, grant.user_id, grant.application_id);
       await writeAuditEvent(trx, event);
     });
   }

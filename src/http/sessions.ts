@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
-import type { Session, User } from '../storage/records.ts';
+import type { NewAuditEvent, Session, User } from '../storage/records.ts';
 import type { SessionStore, UserStore } from '../storage/stores.ts';
 import { readCookie, serializeCookie } from './cookies.ts';
 
@@ -60,21 +60,23 @@ export function createSessions(deps: SessionDeps) {
       return loaded.get(request) ?? undefined;
     },
 
-    async start(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+    /** `event` (a sign-in) is recorded in the same transaction as the new session. */
+    async start(request: FastifyRequest, reply: FastifyReply, userId: number, event?: NewAuditEvent): Promise<void> {
       await this.end(request, reply);
       const id = generateCredential('session', deps.random);
       const now = deps.clock.now();
       await deps.sessions.createSession({
         idHash: hashCredential(id), userId, csrfToken: deps.random.bytes(32).toString('base64url'),
         createdAt: now, lastSeenAt: now, expiresAt: now + sessionLifetimes.absolute,
-      });
+      }, event);
       reply.header('set-cookie', [cookie(SESSION_COOKIE, id), cookie(CSRF_COOKIE, '', 0)]);
       loaded.delete(request);
     },
 
-    async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    /** `event` (a sign-out) is recorded with the session's end, and only if there was a session to end. */
+    async end(request: FastifyRequest, reply: FastifyReply, event?: NewAuditEvent): Promise<void> {
       const id = readCookie(request.headers.cookie, SESSION_COOKIE);
-      if (id !== undefined && isWellFormedCredential('session', id)) await deps.sessions.deleteSession(hashCredential(id));
+      if (id !== undefined && isWellFormedCredential('session', id)) await deps.sessions.deleteSession(hashCredential(id), event);
       if (id !== undefined) reply.header('set-cookie', cookie(SESSION_COOKIE, '', 0));
       loaded.set(request, null);
     },

@@ -123,10 +123,12 @@ export interface TokenStore {
 }
 
 export interface SessionStore {
-  createSession(session: Session): Promise<void>;
+  /** A sign-in records its `event` with the session; a session started by sign-up has none of its own. */
+  createSession(session: Session, event?: NewAuditEvent): Promise<void>;
   findSession(idHash: string): Promise<Session | undefined>;
   touchSession(idHash: string, now: number): Promise<void>;
-  deleteSession(idHash: string): Promise<void>;
+  /** Records `event` (a sign-out) only if the session still existed; says whether it did. */
+  deleteSession(idHash: string, event?: NewAuditEvent): Promise<boolean>;
 }
 
 export interface ConsentStore {
@@ -138,7 +140,7 @@ export interface ConsentStore {
 }
 
 export interface AuditStore {
-  /** An event that changes nothing else (a sign-in, a refused attempt). */
+  /** An event that changes nothing else (a refused sign-in). */
   recordEvent(event: NewAuditEvent): Promise<void>;
   /** Newest first; only events of `types` when given (the activity page leaves out routine refreshes). */
   listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]>;

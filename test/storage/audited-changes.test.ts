@@ -9,7 +9,8 @@ import type { NewAuditEvent } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { StorageConflictError } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
+import { hashCredential } from '../../src/platform/secrets.ts';
+import { T0, MINUTE, DAY, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
 
 const unwritable: NewAuditEvent = auditEvent('token.revoked', T0, { size: 1n });
 
@@ -122,5 +123,26 @@ describeStorageContract('changes and their audit events', (target) => {
     assert.equal((await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash))?.revokedAt, T0 + MINUTE);
     assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
     assert.deepEqual((await eventTypes(db)).slice(before.length), ['grant.revoked']);
+  });
+
+  it('a session started or ended and its sign-in or sign-out event: both or neither', async () => {
+    const { storage, db } = target();
+    const user = await createUser(storage);
+    const session = {
+      idHash: hashCredential('folio_ss_audited'), userId: user.id, csrfToken: 'csrf', createdAt: T0, lastSeenAt: T0, expiresAt: T0 + DAY,
+    };
+    const before = await eventTypes(db);
+
+    await assert.rejects(storage.sessions.createSession(session, unwritable));
+    assert.equal(await storage.sessions.findSession(session.idHash), undefined);
+    await storage.sessions.createSession(session, auditEvent('sign_in.success'));
+
+    await assert.rejects(storage.sessions.deleteSession(session.idHash, unwritable));
+    assert.deepEqual(await storage.sessions.findSession(session.idHash), session);
+    assert.equal(await storage.sessions.deleteSession(session.idHash, auditEvent('sign_out')), true);
+    assert.equal(await storage.sessions.findSession(session.idHash), undefined);
+    // Already ended (signed out in another tab): nothing recorded.
+    assert.equal(await storage.sessions.deleteSession(session.idHash, auditEvent('sign_out')), false);
+    assert.deepEqual((await eventTypes(db)).slice(before.length), ['sign_in.success', 'sign_out']);
   });
 });

@@ -93,8 +93,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
     await deps.throttle.succeeded(attempt, user.email);
-    await deps.sessions.start(request, reply, user.id);
-    await deps.audit.recordEvent({ type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+    await deps.sessions.start(request, reply, user.id, { type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
     return reply.redirect(returnTo, 303);
   });
 
@@ -104,10 +103,9 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       throw new OAuthError('invalid_request', 'This form expired. Reload the page and try again.');
     }
     const signedIn = await deps.sessions.current(request);
-    await deps.sessions.end(request, reply);
-    if (signedIn !== undefined) {
-      await deps.audit.recordEvent({ type: 'sign_out', userId: signedIn.user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: deps.clock.now() });
-    }
+    await deps.sessions.end(request, reply, signedIn && {
+      type: 'sign_out', userId: signedIn.user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: deps.clock.now(),
+    });
     return reply.redirect('/login', 303);
   });
 

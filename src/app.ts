@@ -4,6 +4,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppDeps } from './app-deps.ts';
 import { registerAccessLog } from './http/access-log.ts';
+import { createEveryResponse } from './http/every-response.ts';
 import { BODY_LIMIT, registerBodyParsers } from './http/body-parsers.ts';
 import { classifyError, registerErrorHandling, sendError } from './http/errors.ts';
 import { createLoginThrottle } from './http/login-throttle.ts';
@@ -35,6 +36,7 @@ export type { AppDeps } from './app-deps.ts';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage, clock, random } = deps;
+  const everyResponse = createEveryResponse();
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -52,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // route (and before any hook); without this Fastify answers in its own shape
     // instead of RFC 6749 §5.2.
     frameworkErrors: (error, request, reply) => {
+      everyResponse.observeUnrouted(request, reply);
       setSecurityHeaders(reply);
       return sendError(request, reply, classifyError(error));
     },
@@ -59,12 +62,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   refuseRequestsWhileClosing(app);
-  registerAccessLog(app);
+  registerAccessLog(app, everyResponse);
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
   const metrics = createMetrics();
-  registerMetrics(app, metrics);
+  registerMetrics(app, metrics, everyResponse);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
   registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.rateLimited.inc() });
   await registerOpenApi(app, { issuer: config.baseUrl });

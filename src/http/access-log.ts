@@ -2,11 +2,10 @@
 // two (received and completed); at API rates that doubled the logging cost
 // without adding anything an operator uses.
 import type { FastifyInstance } from 'fastify';
+import type { EveryResponse } from './every-response.ts';
 
-export function registerAccessLog(app: FastifyInstance): void {
-  // A callback hook: an async one costs a promise on every response.
-  app.addHook('onResponse', (request, reply, done) => {
+export function registerAccessLog(app: FastifyInstance, everyResponse: EveryResponse): void {
+  everyResponse.observe(app, (request, reply) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
-    done();
   });
 }

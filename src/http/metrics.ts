@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { errorCodeOf } from './errors.ts';
+import type { EveryResponse } from './every-response.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -24,7 +25,7 @@ export function createMetrics(): Metrics {
 }
 
 /** Add before the routes, so the response hook sees every one of them. */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyResponse: EveryResponse): void {
   const { registry } = metrics;
   const requests = new Counter({ name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
   const duration = new Histogram({
@@ -36,16 +37,14 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   });
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
 
-  // A callback hook: an async one costs a promise on every response.
-  app.addHook('onResponse', (request, reply, done) => {
-    // The not-found handler has no route pattern: every unknown path is one label value.
+  everyResponse.observe(app, (request, reply) => {
+    // The not-found handler and a path refused before routing have no route pattern: every such path is one label value.
     const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     requests.inc({ route, method, status: String(reply.statusCode) });
     duration.observe({ route, method }, reply.elapsedTime / 1000);
     const code = errorCodeOf(reply);
     if (code !== undefined) errors.inc({ error: code });
-    done();
   });
 
   app.get('/metrics', async (_request, reply) => {

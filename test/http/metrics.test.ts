@@ -67,6 +67,15 @@ describe('GET /metrics', () => {
     assert.equal(sample(text, 'folio_oauth_errors_total{error="method_not_allowed"}'), 1);
   });
 
+  it('counts paths refused before routing (bad percent-encoding, an overlong parameter)', async () => {
+    await t.app.inject({ method: 'GET', url: '/api/v2/portfolios/%zz' });
+    await t.app.inject({ method: 'GET', url: `/api/v2/portfolios/${'9'.repeat(101)}` });
+    const text = await scrape();
+    assert.equal(sample(text, 'folio_http_requests_total{route="unmatched",method="GET",status="400"}'), 2);
+    assert.equal(sample(text, 'folio_oauth_errors_total{error="invalid_request"}'), 2);
+    assert.doesNotMatch(text, /%zz|9{101}/);
+  });
+
   it('counts rate-limit rejections', async () => {
     const token = (await obtainTokens(t, client, user)).access_token;
     const statuses = [];

@@ -40,9 +40,10 @@ const smallTokens = 1000;
 const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : 200_000));
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
-/** Folio as deployed: the Node flags of `npm run serve` in package.json, read from there so the two cannot drift. */
-const PRODUCTION_NODE_FLAGS = serveScriptFlags();
-const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION_NODE_FLAGS, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
+/** Folio as deployed: the environment and Node flags of `npm run serve` in package.json, read from there so the two cannot drift. */
+const PRODUCTION = serveScript();
+const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION.nodeFlags, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
+const folioEnv = serverKind === 'dist' ? PRODUCTION.env : {};
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 
 interface Scenario {
@@ -84,6 +85,7 @@ async function startFolio(name: string, url: string, liveTokens: number, env: Re
     FOLIO_BASE_URL: `http://127.0.0.1:${port}`, FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: args['log-level']!,
     // The load comes from one application and user: the default 360 a minute would answer 429.
     FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
+    ...folioEnv,
     ...env,
   });
   servers.push(server);
@@ -298,11 +300,17 @@ try {
 }
 process.exit(status);
 
-function serveScriptFlags(): string[] {
+function serveScript(): { env: Record<string, string>; nodeFlags: string[] } {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const words = scripts.serve!.split(/\s+/);
-  if (words[0] !== 'node' || words.slice(-2).join(' ') !== 'dist/main.js serve') {
-    throw new Error(`package.json's serve script is not "node [flags] dist/main.js serve": ${scripts.serve}`);
+  const words = scripts.serve!.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let assignment: RegExpExecArray | null;
+  while ((assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(words[0] ?? '')) !== null) {
+    env[assignment[1]!] = assignment[2]!;
+    words.shift();
   }
-  return words.slice(1, -2);
+  if (words[0] !== 'node' || words.slice(-2).join(' ') !== 'dist/main.js serve') {
+    throw new Error(`package.json's serve script is not "[NAME=value ...] node [flags] dist/main.js serve": ${scripts.serve}`);
+  }
+  return { env, nodeFlags: words.slice(1, -2) };
 }

@@ -26,7 +26,7 @@ describe('access log', () => {
       await app.inject({ method: 'GET', url: '/healthz' });
       await app.inject({ method: 'GET', url: '/api/v2/portfolios.json?access_token=folio_at_SECRET', headers: { authorization: 'Bearer SECRET' } });
       // Refused before routing (src/http/every-response.ts): no hook runs for these, yet they are logged.
-      await app.inject({ method: 'GET', url: '/api/v2/portfolios/%zz' });
+      await app.inject({ method: 'GET', url: '/api/v2/portfolios/%zz?access_token=folio_at_SECRET' });
       await app.inject({ method: 'GET', url: `/api/v2/portfolios/${'9'.repeat(101)}` });
     } finally {
       await app.close();
@@ -38,7 +38,8 @@ describe('access log', () => {
     assert.deepEqual([health!.req.method, health!.req.url, health!.res.statusCode], ['GET', '/healthz', 200]);
     assert.equal(api!.res.statusCode, 400);
     assert.equal(typeof api!.responseTime, 'number');
-    assert.deepEqual([badEncoding!.req.url, badEncoding!.res.statusCode], ['/api/v2/portfolios/%zz', 400]);
+    assert.match(badEncoding!.req.url, /^\/api\/v2\/portfolios\/%zz\?access_token=/);
+    assert.equal(badEncoding!.res.statusCode, 400);
     assert.deepEqual([overlong!.req.url, overlong!.res.statusCode], [`/api/v2/portfolios/${'9'.repeat(101)}`, 400]);
     assert.doesNotMatch(JSON.stringify(lines), /SECRET/);
   });

@@ -4,6 +4,7 @@ import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { verifyAgainstDummy, verifyPassword } from '../../platform/password.ts';
+import type { AuditEventType, NewAuditEvent } from '../../storage/records.ts';
 import type { ApplicationStore, AuditStore, UserStore } from '../../storage/stores.ts';
 import { renderSignInPage } from '../../web/sign-in-page.ts';
 import { refuseOtherMethods } from '../errors.ts';
@@ -82,18 +83,18 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
     const attempt = await deps.throttle.begin(account, request.ip);
     const user = account === undefined ? undefined : await deps.users.findUserCredentials(account);
     if (attempt.refusedForMs > 0) {
-      await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: { locked: true }, createdAt: now });
+      await deps.audit.recordEvent(accountEvent('sign_in.failure', user?.id ?? null, request, now, { locked: true }));
       return showLocked(attempt.refusedForMs);
     }
     // An unknown email costs as much as a wrong password, so timing does not reveal accounts.
     const valid = user === undefined ? await verifyAgainstDummy(password) : await verifyPassword(password, user.passwordHash);
     if (user === undefined || !valid) {
-      await deps.audit.recordEvent({ type: 'sign_in.failure', userId: user?.id ?? null, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+      await deps.audit.recordEvent(accountEvent('sign_in.failure', user?.id ?? null, request, now));
       if (attempt.lockedIfWrongMs > 0) return showLocked(attempt.lockedIfWrongMs);
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
     await deps.throttle.succeeded(attempt, user.email);
-    await deps.sessions.start(request, reply, user.id, { type: 'sign_in.success', userId: user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: now });
+    await deps.sessions.start(request, reply, user.id, accountEvent('sign_in.success', user.id, request, now));
     return reply.redirect(returnTo, 303);
   });
 
@@ -103,12 +104,17 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       throw new OAuthError('invalid_request', 'This form expired. Reload the page and try again.');
     }
     const signedIn = await deps.sessions.current(request);
-    await deps.sessions.end(request, reply, signedIn && {
-      type: 'sign_out', userId: signedIn.user.id, applicationId: null, ip: request.ip, detail: {}, createdAt: deps.clock.now(),
-    });
+    await deps.sessions.end(request, reply, signedIn && accountEvent('sign_out', signedIn.user.id, request, deps.clock.now()));
     return reply.redirect('/login', 303);
   });
 
   refuseOtherMethods(app, '/login', ['GET', 'POST'], html);
   refuseOtherMethods(app, '/logout', ['POST'], html);
+}
+
+/** An event about the person signing in or out, from no application. */
+function accountEvent(
+  type: AuditEventType, userId: number | null, request: FastifyRequest, now: number, detail: Record<string, unknown> = {},
+): NewAuditEvent {
+  return { type, userId, applicationId: null, ip: request.ip, detail, createdAt: now };
 }

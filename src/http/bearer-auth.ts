@@ -1,6 +1,6 @@
 // RFC 6750 §2.1: the access token travels in the Authorization header and nowhere else.
 import type { FastifyRequest } from 'fastify';
-import { type AccessTokenLookup, type BearerDeps, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
+import { type BearerDeps, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { AccessToken } from '../storage/records.ts';
 import { parseQuery } from './form-body.ts';
@@ -21,8 +21,8 @@ export function presentsBearerCredentials(header: string | undefined): boolean {
   return header !== undefined && /^bearer\b/i.test(header);
 }
 
-/** `scope` null: any live token will do. `lookup` replaces the plain token read (see AccessTokenLookup). */
-export function bearerAuthentication(deps: BearerDeps, scope: string | null, lookup?: AccessTokenLookup) {
+/** `scope` null: any live token will do. */
+export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
   return async function authenticateBearer(request: FastifyRequest): Promise<void> {
     // A token in a URL ends up in logs and Referer headers (RFC 6750 §5.3); refuse it outright.
     const query = request.url.includes('?') ? parseQuery(request.url) : {};
@@ -33,7 +33,7 @@ export function bearerAuthentication(deps: BearerDeps, scope: string | null, loo
     if (!presentsBearerCredentials(header)) throw new OAuthError('invalid_token', 'An access token is required in the Authorization header');
     const match = BEARER.exec(header!);
     if (match === null) throw new OAuthError('invalid_request', "The Authorization header must be 'Bearer <access token>'");
-    const token = await verifyAccessToken(match[1]!, deps, lookup);
+    const token = await verifyAccessToken(match[1]!, deps);
     if (scope !== null) requireScope(token, scope);
     request.accessToken = token;
   };

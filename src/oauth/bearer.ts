@@ -10,25 +10,14 @@ export interface BearerDeps {
   clock: Clock;
 }
 
-/**
- * Reads the stored token by its hash. A route may read what it needs along with
- * the token (the portfolio list does), so long as the token comes back whole.
- */
-export type AccessTokenLookup = (tokenHash: string, now: number) => Promise<AccessToken | undefined>;
-
 /** Returns the live access token, or throws invalid_token (RFC 6750 §3.1). */
-export async function verifyAccessToken(
-  token: string,
-  deps: BearerDeps,
-  lookup: AccessTokenLookup = (tokenHash) => deps.tokens.findAccessToken(tokenHash),
-): Promise<AccessToken> {
+export async function verifyAccessToken(token: string, deps: BearerDeps): Promise<AccessToken> {
   // The checksum refuses garbage without touching the database.
   if (!isWellFormedCredential('accessToken', token)) throw new OAuthError('invalid_token', 'The access token is malformed');
-  const now = deps.clock.now();
-  const stored = await lookup(hashCredential(token), now);
+  const stored = await deps.tokens.findAccessToken(hashCredential(token));
   if (stored === undefined) throw new OAuthError('invalid_token', 'The access token is unknown');
   if (stored.revokedAt !== null) throw new OAuthError('invalid_token', 'The access token was revoked');
-  if (stored.expiresAt <= now) throw new OAuthError('invalid_token', 'The access token expired');
+  if (stored.expiresAt <= deps.clock.now()) throw new OAuthError('invalid_token', 'The access token expired');
   return stored;
 }
 

@@ -146,20 +146,9 @@ export interface AuditStore {
   listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]>;
 }
 
-/** An access token with its user's portfolios, read together for the API's portfolio list. */
-export interface AccessTokenWithPortfolios extends AccessToken {
-  /** Empty when the token was revoked or expired at the time of the read. */
-  portfolios: Portfolio[];
-}
-
 export interface PortfolioStore {
   createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio>;
   listPortfoliosOwnedBy(ownerId: number): Promise<Portfolio[]>;
-  /**
-   * The bearer API's portfolio list in one read: the access token by its hash and,
-   * if it is live at `now`, its user's portfolios in id order.
-   */
-  findAccessTokenWithPortfolios(tokenHash: string, now: number): Promise<AccessTokenWithPortfolios | undefined>;
   findPortfolioOwnedBy(id: number, ownerId: number): Promise<Portfolio | undefined>;
   updatePortfolio(id: number, ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio | undefined>;
   deletePortfolio(id: number, ownerId: number): Promise<boolean>;

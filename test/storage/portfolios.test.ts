@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, accessTokenFor, auditEvent, createGrant, createUser, portfolioFields } from './fixtures.ts';
+import { T0, MINUTE, createUser, portfolioFields } from './fixtures.ts';
 
 describeStorageContract('portfolios', (target) => {
   it('creates a portfolio and reads back every field as it was given', async () => {
@@ -53,37 +53,5 @@ describeStorageContract('portfolios', (target) => {
     assert.deepEqual(updated, { ...portfolio, ...fields, updatedAt: T0 + MINUTE });
     assert.equal(await storage.portfolios.deletePortfolio(portfolio.id, owner.id), true);
     assert.equal(await storage.portfolios.findPortfolioOwnedBy(portfolio.id, owner.id), undefined);
-  });
-
-  it('reads an access token with its user\'s portfolios in one look-up, only while the token is live', async () => {
-    const { storage } = target();
-    const { user, grant } = await createGrant(storage);
-    const stranger = await createUser(storage);
-    const first = await storage.portfolios.createPortfolio(user.id, portfolioFields({ name: 'Z first' }), T0);
-    await storage.portfolios.createPortfolio(stranger.id, portfolioFields(), T0);
-    const second = await storage.portfolios.createPortfolio(user.id, portfolioFields({ name: 'A second' }), T0);
-    const access = accessTokenFor(grant);
-    await storage.tokens.saveTokens({ access });
-
-    const live = await storage.portfolios.findAccessTokenWithPortfolios(access.tokenHash, T0);
-    assert.deepEqual(live, { ...access, portfolios: [first, second] });
-    // The token's own created_at, not a portfolio's.
-    const later = accessTokenFor(grant, undefined, T0 + MINUTE);
-    await storage.tokens.saveTokens({ access: later });
-    assert.equal((await storage.portfolios.findAccessTokenWithPortfolios(later.tokenHash, T0 + MINUTE))?.createdAt, T0 + MINUTE);
-
-    const expired = await storage.portfolios.findAccessTokenWithPortfolios(access.tokenHash, access.expiresAt);
-    assert.deepEqual(expired, { ...access, portfolios: [] });
-    await storage.tokens.revokeAccessToken(access.tokenHash, T0 + MINUTE, auditEvent('token.revoked'));
-    assert.deepEqual(await storage.portfolios.findAccessTokenWithPortfolios(access.tokenHash, T0 + MINUTE), { ...access, revokedAt: T0 + MINUTE, portfolios: [] });
-    assert.equal(await storage.portfolios.findAccessTokenWithPortfolios(accessTokenFor(grant).tokenHash, T0), undefined);
-  });
-
-  it('reads a live token of a user without portfolios with an empty list', async () => {
-    const { storage } = target();
-    const { grant } = await createGrant(storage);
-    const access = accessTokenFor(grant);
-    await storage.tokens.saveTokens({ access });
-    assert.deepEqual(await storage.portfolios.findAccessTokenWithPortfolios(access.tokenHash, T0), { ...access, portfolios: [] });
   });
 });

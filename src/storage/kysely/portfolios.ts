@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Portfolio, PortfolioFields } from '../records.ts';
 import type { Database, PortfolioRow, PortfoliosTable } from '../schema.ts';
-import type { AccessTokenWithPortfolios, PortfolioStore } from '../stores.ts';
+import type { PortfolioStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
-import { toAccessToken } from './tokens.ts';
 import {
   changedRows, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
 } from './columns.ts';
@@ -77,30 +76,12 @@ const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([
   'created_at', 'updated_at',
 ]);
 
-/** The portfolio columns qualified for a join; the token's created_at is renamed to keep them apart. */
-const JOINED_PORTFOLIO_COLUMNS = PORTFOLIO_COLUMNS.map((column) => `p.${column}` as const);
-
 export class KyselyPortfolioStore implements PortfolioStore {
   private readonly selectOwnedBy: PreparedQuery<PortfolioRow, [ownerId: number]>;
-  private readonly selectWithToken;
 
   constructor(private readonly db: Kysely<Database>) {
     this.selectOwnedBy = prepared(db, (ownerId: number) =>
     db.selectFrom('portfolios').select(PORTFOLIO_COLUMNS).where('owner_id', '=', ownerId).orderBy('id'));
-    // On PostgreSQL every statement is a round trip; reading the token and the
-    // portfolios in one served the bearer list faster (README, Performance).
-    this.selectWithToken = prepared(db, (tokenHash: string, now: number) =>
-    db.selectFrom('access_tokens as t')
-      .leftJoin('portfolios as p', (join) => join
-        .onRef('p.owner_id', '=', 't.user_id')
-        .on('t.revoked_at', 'is', null)
-        .on('t.expires_at', '>', now))
-      .select([
-        't.token_hash', 't.grant_id', 't.application_id', 't.user_id', 't.scope', 't.created_at as token_created_at',
-        't.expires_at', 't.revoked_at', 't.origin_code_hash', ...JOINED_PORTFOLIO_COLUMNS,
-      ])
-      .where('t.token_hash', '=', tokenHash)
-      .orderBy('p.id'));
   }
 
   async createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio> {
@@ -113,16 +94,6 @@ export class KyselyPortfolioStore implements PortfolioStore {
 
   async listPortfoliosOwnedBy(ownerId: number): Promise<Portfolio[]> {
     return (await this.selectOwnedBy(ownerId)).map(toPortfolio);
-  }
-
-  async findAccessTokenWithPortfolios(tokenHash: string, now: number): Promise<AccessTokenWithPortfolios | undefined> {
-    const rows = await this.selectWithToken(tokenHash, now);
-    const [first] = rows;
-    if (first === undefined) return undefined;
-    const token = toAccessToken({ ...first, created_at: first.token_created_at });
-    // A row without a portfolio id is the outer join's: no portfolio, or a dead token.
-    const portfolios = rows.filter((row) => row.id !== null).map((row) => toPortfolio(row as PortfolioRow));
-    return { ...token, portfolios };
   }
 
   async findPortfolioOwnedBy(id: number, ownerId: number): Promise<Portfolio | undefined> {

@@ -15,7 +15,7 @@ export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
 ]);
 export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
 
-export function toAccessToken(row: AccessTokenRow): AccessToken {
+function toAccessToken(row: AccessTokenRow): AccessToken {
   return {
     tokenHash: row.token_hash,
     grantId: row.grant_id,

@@ -11,7 +11,7 @@ import { OOB_REDIRECT_URI, buildRedirect } from './redirect-uris.ts';
 import type { TokenMinter } from './tokens.ts';
 
 export type AuthorizationStep =
-  | { step: 'sign_in'; endCurrentSession: boolean }
+  | { step: 'sign_in' }
   | { step: 'consent' }
   | { step: 'redirect'; location: string };
 
@@ -31,11 +31,13 @@ export async function decideAuthorization(
   deps: AuthorizationDecisionDeps,
 ): Promise<AuthorizationStep> {
   // The sign-in page returns to this request without the login prompt (see
-  // withoutLoginPrompt), so forcing a fresh sign-in cannot loop.
-  if (request.prompt.login) return { step: 'sign_in', endCurrentSession: userId !== undefined };
+  // withoutLoginPrompt), so forcing a fresh sign-in cannot loop. A current session
+  // lives until that sign-in replaces it: ending it here would let any site sign
+  // a user out with a link, since the request is a plain cross-site GET.
+  if (request.prompt.login) return { step: 'sign_in' };
   if (userId === undefined) {
     if (request.prompt.none) throw errorForRequest(request, 'login_required', 'The user is not signed in');
-    return { step: 'sign_in', endCurrentSession: false };
+    return { step: 'sign_in' };
   }
   if (await needsConsent(request, userId, deps)) {
     if (request.prompt.none) throw errorForRequest(request, 'consent_required', 'The user has not approved this application');

@@ -11,6 +11,8 @@ export interface SignInPageModel {
   applicationName?: string;
   /** Offer "Create an account" (sign-up is open). */
   allowSignup?: boolean;
+  /** Who is still signed in, if anyone: prompt=login asks for a fresh sign-in over a live session. */
+  signedInAs?: string;
 }
 
 /** Sign-up keeps the address to return to, so an authorization can continue after it. */
@@ -24,6 +26,7 @@ export function renderSignInPage(model: SignInPageModel): string {
     <section class="card narrow">
       <h1>Sign in to Folio</h1>
       ${model.applicationName === undefined ? '' : html`<p class="muted"><strong>${model.applicationName}</strong> wants to connect to your account. Sign in to continue.</p>`}
+      ${model.signedInAs === undefined ? '' : html`<p class="muted">You are signed in as <strong>${model.signedInAs}</strong>. Sign in again to continue, with this account or another.</p>`}
       ${model.error === undefined ? '' : html`<p class="error" role="alert" id="sign-in-error">${model.error}</p>`}
       <form method="post" action="/login" novalidate>
         <input type="hidden" name="csrf_token" value="${model.csrfToken}">

@@ -369,7 +369,7 @@ describe('authorization endpoint', () => {
 
   describe('prompt_login=true and prompt=login force a new sign-in (spec §4.1)', () => {
     for (const [label, extra] of [['prompt_login=true', { prompt_login: 'true' }], ['prompt=login', { prompt: 'login' }]] as const) {
-      it(`${label} ends the session, and signing in as another user continues the flow for that user`, async () => {
+      it(`${label} asks for a fresh sign-in; the session lives until it, and signing in as another user continues the flow for that user`, async () => {
         const client = await createClient(t, await createUser(t));
         const first = await createUser(t, 'First Person');
         const second = await createUser(t, 'Second Person');
@@ -385,20 +385,39 @@ describe('authorization endpoint', () => {
         assert.equal(returnParams.has('prompt_login'), false);
         assert.equal(returnParams.has('prompt'), false);
         assert.equal(returnParams.get('client_id'), client.clientId);
-        assert.equal(cookiesFrom(forced).folio_session, '', 'the session cookie is cleared');
+        // Any site can send a browser here: a link must not sign anyone out.
+        assert.equal(cookiesFrom(forced).folio_session, undefined, 'the session cookie is left alone');
+        assert.equal((await get(t, '/portfolios', oldSession)).statusCode, 200, 'the session still signs the user in');
+        const page = await get(t, `${location.pathname}${location.search}`, jar);
+        assert.match(page.body, new RegExp(`You are signed in as <strong>${first.email}</strong>`));
 
-        const stale = await get(t, authorizeUrl(client), oldSession);
-        assert.equal(stale.statusCode, 302, 'the old session cookie no longer signs anyone in');
-        assert.match(stale.headers.location as string, /^\/login\?/);
-
-        Object.assign(jar, cookiesFrom(forced));
         const signedIn = await signInReturningTo(t, second.email, returnTo, jar);
         assert.equal(signedIn.statusCode, 303);
         assert.equal(signedIn.headers.location, returnTo);
+        const stale = await get(t, authorizeUrl(client), oldSession);
+        assert.equal(stale.statusCode, 302, 'the replaced session no longer signs anyone in');
+        assert.match(stale.headers.location as string, /^\/login\?/);
+        const [ended] = await t.storage.audit.listEventsForUser(first.id, 1);
+        assert.equal(ended?.type, 'sign_out', 'the first account sees its session end');
+
         const codeLocation = await approve(t, jar, returnTo);
         const tokens = await exchange(t, client, codeLocation.searchParams.get('code')!);
         assert.equal(tokens.statusCode, 200, tokens.body);
         assert.equal(await userIdOfToken(t, tokens.json().access_token), second.id);
+      });
+
+      it(`${label} leaves the session as it was when the user does not sign in again`, async () => {
+        const client = await createClient(t, await createUser(t));
+        const user = await createUser(t);
+        const jar = await signIn(t, user);
+        const forced = await get(t, authorizeUrl(client, extra), jar);
+        assert.match(forced.headers.location as string, /^\/login\?/);
+        // The same request without the prompt goes on as the signed-in user: to consent.
+        const again = await get(t, authorizeUrl(client), jar);
+        assert.equal(again.statusCode, 200);
+        assert.match(again.body, /name="decision"/);
+        const events = await t.storage.audit.listEventsForUser(user.id, 10);
+        assert.deepEqual(events.map((event) => event.type), ['sign_in.success']);
       });
     }
 

@@ -51,7 +51,6 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
       if (next.step === 'redirect') return reply.redirect(next.location, 302);
       if (next.step === 'sign_in') {
         const returnTo = returnPathThroughSignIn(authorization, withoutLoginPrompt(params));
-        if (next.endCurrentSession) await deps.sessions.end(request, reply);
         return reply.redirect(`/login?${new URLSearchParams({ return_to: returnTo })}`, 302);
       }
       return renderConsent(request, reply, authorization);

@@ -57,6 +57,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
     const page = renderSignInPage({
       csrfToken: await deps.sessions.csrfToken(request, reply),
       returnTo, email, error, applicationName: await askingApplication(returnTo), allowSignup: deps.allowSignup,
+      signedInAs: (await deps.sessions.current(request))?.user.email,
     });
     return reply.code(status).type('text/html; charset=utf-8').send(page);
   }
@@ -94,6 +95,9 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
     await deps.throttle.succeeded(attempt, user.email);
+    // A session still live (prompt=login asks for a fresh sign-in over one) ends here, and its account sees it end.
+    const replaced = await deps.sessions.current(request);
+    if (replaced !== undefined) await deps.sessions.end(request, reply, accountEvent('sign_out', replaced.user.id, request, now));
     await deps.sessions.start(request, reply, user.id, accountEvent('sign_in.success', user.id, request, now));
     return reply.redirect(returnTo, 303);
   });

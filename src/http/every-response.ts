@@ -23,9 +23,12 @@ export function createEveryResponse() {
 
     /** Call from `frameworkErrors` before sending, so the reply is observed like any other. */
     observeUnrouted(request: FastifyRequest, reply: FastifyReply): void {
-      reply.raw.once('finish', () => {
+      // When Fastify's own onResponse would run: the response finished, or failed.
+      const observeOnce = () => {
+        reply.raw.off('finish', observeOnce).off('error', observeOnce);
         for (const observer of observers) observer(request, reply);
-      });
+      };
+      reply.raw.on('finish', observeOnce).on('error', observeOnce);
     },
   };
 }

@@ -1,0 +1,34 @@
+// Replies Fastify sends from frameworkErrors run no hooks; every-response.ts
+// observes them on the same response events as Fastify's onResponse.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { createEveryResponse } from '../../src/http/every-response.ts';
+
+function unroutedReply() {
+  const raw = new EventEmitter();
+  return { request: {} as FastifyRequest, reply: { raw } as unknown as FastifyReply, raw };
+}
+
+test('an unrouted reply is observed once, when it finishes or when it fails', async () => {
+  const app = Fastify();
+  const everyResponse = createEveryResponse();
+  const seen: string[] = [];
+  everyResponse.observe(app, () => seen.push('access log'));
+  everyResponse.observe(app, () => seen.push('metrics'));
+
+  const finished = unroutedReply();
+  everyResponse.observeUnrouted(finished.request, finished.reply);
+  finished.raw.emit('finish');
+  assert.deepEqual(seen, ['access log', 'metrics']);
+  assert.equal(finished.raw.listenerCount('finish') + finished.raw.listenerCount('error'), 0, 'no listener is left behind');
+
+  seen.length = 0;
+  const failed = unroutedReply();
+  everyResponse.observeUnrouted(failed.request, failed.reply);
+  failed.raw.emit('error', new Error('the socket broke'));
+  assert.deepEqual(seen, ['access log', 'metrics']);
+  assert.equal(failed.raw.listenerCount('finish') + failed.raw.listenerCount('error'), 0, 'no listener is left behind');
+  await app.close();
+});

@@ -390,6 +390,8 @@ describe('authorization endpoint', () => {
         assert.equal((await get(t, '/portfolios', oldSession)).statusCode, 200, 'the session still signs the user in');
         const page = await get(t, `${location.pathname}${location.search}`, jar);
         assert.match(page.body, new RegExp(`You are signed in as <strong>${first.email}</strong>`));
+        // Sign-up would carry the signed-in account straight back to the request, skipping the sign-in.
+        assert.doesNotMatch(page.body, /href="\/signup/);
 
         const signedIn = await signInReturningTo(t, second.email, returnTo, jar);
         assert.equal(signedIn.statusCode, 303);

@@ -54,10 +54,14 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
   }
 
   async function showForm(request: FastifyRequest, reply: FastifyReply, returnTo: string, status: number, email?: string, error?: string) {
+    const signedIn = await deps.sessions.current(request);
     const page = renderSignInPage({
       csrfToken: await deps.sessions.csrfToken(request, reply),
-      returnTo, email, error, applicationName: await askingApplication(returnTo), allowSignup: deps.allowSignup,
-      signedInAs: (await deps.sessions.current(request))?.user.email,
+      returnTo, email, error, applicationName: await askingApplication(returnTo),
+      // Sign-up sends someone already signed in straight on to returnTo as that account,
+      // which would skip the fresh sign-in prompt=login asked for.
+      allowSignup: deps.allowSignup && signedIn === undefined,
+      signedInAs: signedIn?.user.email,
     });
     return reply.code(status).type('text/html; charset=utf-8').send(page);
   }

@@ -60,9 +60,12 @@ export function createSessions(deps: SessionDeps) {
       return loaded.get(request) ?? undefined;
     },
 
-    /** `event` (a sign-in) is recorded in the same transaction as the new session. */
-    async start(request: FastifyRequest, reply: FastifyReply, userId: number, event?: NewAuditEvent): Promise<void> {
-      await this.end(request, reply);
+    /**
+     * `event` (a sign-in) is recorded in the same transaction as the new session;
+     * `replacedEvent` (a sign-out) with the end of a session this one replaces, if any.
+     */
+    async start(request: FastifyRequest, reply: FastifyReply, userId: number, event?: NewAuditEvent, replacedEvent?: NewAuditEvent): Promise<void> {
+      await this.end(request, reply, replacedEvent);
       const id = generateCredential('session', deps.random);
       const now = deps.clock.now();
       await deps.sessions.createSession({

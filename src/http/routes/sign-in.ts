@@ -99,10 +99,13 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
     await deps.throttle.succeeded(attempt, user.email);
-    // A session still live (prompt=login asks for a fresh sign-in over one) ends here, and its account sees it end.
+    // A session still live (prompt=login asks for a fresh sign-in over one) is replaced, and its account sees it end.
     const replaced = await deps.sessions.current(request);
-    if (replaced !== undefined) await deps.sessions.end(request, reply, accountEvent('sign_out', replaced.user.id, request, now));
-    await deps.sessions.start(request, reply, user.id, accountEvent('sign_in.success', user.id, request, now));
+    await deps.sessions.start(
+      request, reply, user.id,
+      accountEvent('sign_in.success', user.id, request, now),
+      replaced && accountEvent('sign_out', replaced.user.id, request, now),
+    );
     return reply.redirect(returnTo, 303);
   });
 

@@ -1,0 +1,104 @@
+// Two or more builds of Folio against each other on one SQLite database, in
+// interleaved short loads, for judging one change: prints the median requests a
+// second, the median server CPU time per request (user + system, from /proc:
+// steadier than req/s on a shared machine, whose neighbours steal whole slices
+// of a core), and each variant's median per-round ratios to the first.
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] NAME=DIST_DIR[:ENV=VALUE,...] ...
+// For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves).
+// e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
+//   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BenchDatabase } from './fixtures.ts';
+import { freePort, runLoad, startServer, type Server } from './processes.ts';
+import { median } from './report.ts';
+
+const { values: args, positionals } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'get' },
+    rounds: { type: 'string', default: '6' },
+    duration: { type: 'string', default: '3' },
+  },
+  allowPositionals: true,
+});
+if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
+
+/** The serve script's Node flags (package.json), as in bench/run.ts. */
+const nodeFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { serve: string } })
+  .scripts.serve.split(/\s+/).filter((word) => word.startsWith('--'));
+
+/** Clock ticks of CPU (user + system) the process has used, in milliseconds. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
+const databaseUrl = join(work, 'ab.db');
+const db = BenchDatabase.open(databaseUrl);
+const fixtures = await db.prepare();
+const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
+
+async function spec(url: string): Promise<Record<string, unknown>> {
+  const common = { url, connections: 50, duration: Number(args.duration) };
+  switch (args.scenario) {
+    case 'get':
+      return { ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
+    case 'client_credentials':
+      return { ...common, kind: 'post', path: '/oauth2/token', headers: { authorization: basic }, form: { grant_type: 'client_credentials' } };
+    case 'refresh':
+      return { ...common, kind: 'refresh', path: '/oauth2/token', headers: { authorization: basic }, refreshTokens: await db.mintRefreshTokens() };
+    default:
+      throw new Error(`unknown scenario ${args.scenario}`);
+  }
+}
+
+interface Variant { name: string; server: Server; rps: number[]; cpuUs: number[]; p99: number[] }
+const variants: Variant[] = [];
+try {
+  for (const word of positionals) {
+    const [name, rest] = word.split(/=(.*)/s) as [string, string];
+    const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
+    const env = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s)));
+    const port = await freePort();
+    const bodyFile = join(work, 'body.json');
+    if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
+    const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
+      : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl]
+        : [...nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
+    const server = await startServer(name, argv, port, '/readyz', {
+      FOLIO_DATABASE_URL: databaseUrl, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_BASE_URL: `http://127.0.0.1:${port}`,
+      FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: 'info', FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER), ...env,
+    });
+    if (!dist.startsWith('@') && !existsSync(bodyFile)) {
+      const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
+      writeFileSync(bodyFile, await answer.text());
+    }
+    variants.push({ name, server, rps: [], cpuUs: [], p99: [] });
+  }
+  for (const variant of variants) await runLoad({ ...(await spec(variant.server.url)), duration: 1 }, undefined);
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const variant of variants) {
+      const pid = variant.server.child.pid!;
+      const before = cpuMs(pid);
+      const result = await runLoad(await spec(variant.server.url), pid);
+      if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
+      variant.rps.push(result.rps);
+      variant.cpuUs.push(((cpuMs(pid) - before) * 1000) / result.requests);
+      variant.p99.push(result.p99);
+    }
+  }
+  const [first] = variants;
+  for (const variant of variants) {
+    const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${median(variant.rps.map((rps, index) => rps / first!.rps[index]!)).toFixed(2)}×,`
+      + ` CPU/request ${median(variant.cpuUs.map((cpu, index) => cpu / first!.cpuUs[index]!)).toFixed(2)}×`;
+    process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
+      + `  p99 ${median(variant.p99)} ms${ratios}\n`);
+  }
+} finally {
+  await Promise.all(variants.map((variant) => variant.server.stop()));
+  await db.storage.close();
+  rmSync(work, { recursive: true, force: true });
+}

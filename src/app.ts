@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   refuseRequestsWhileClosing(app);
-  registerAccessLog(app, everyResponse);
+  registerAccessLog(app, everyResponse, deps.logger);
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);

@@ -1,6 +1,6 @@
 // Nothing secret in logs (DESIGN §2): tokens, secrets, codes, passwords and
 // cookies are redacted wherever they appear in a log object or a logged URL.
-import { destination as pinoDestination, pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { destination as pinoDestination, pino, stdSerializers, symbols, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config.ts';
 import { credentialPrefixes } from './secrets.ts';
 
@@ -76,7 +76,7 @@ export function redactUrl(original: string): string {
   return `${url.slice(0, queryStart)}?${query.join('&')}`;
 }
 
-interface LoggableRequest {
+export interface LoggableRequest {
   method?: string;
   url?: string;
   host?: string;
@@ -93,6 +93,33 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
     host: req.host ?? req.headers?.host,
     remoteAddress: req.ip ?? req.socket?.remoteAddress,
     remotePort: req.socket?.remotePort,
+  };
+}
+
+export interface AccessLogEntry {
+  reqId: string;
+  req: LoggableRequest;
+  statusCode: number;
+  /** Milliseconds. */
+  responseTime: number;
+}
+
+/**
+ * Writes the line `logger.child({ reqId }).info({ req, res: { statusCode }, responseTime },
+ * 'request completed')` would, to the same stream and at the same level, but
+ * assembled directly: pino's generic path (formatters, serializers, a stringifier
+ * per key) cost ~11 µs a line, a tenth of a bearer API request's CPU; this ~1 µs.
+ * Its only free text is the request, which goes through the same serializer.
+ */
+export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) => void {
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym]!;
+  const bindings = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym]!;
+  const level = logger.levels.values.info!;
+  return ({ reqId, req, statusCode, responseTime }) => {
+    if (!logger.isLevelEnabled('info')) return;
+    stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(reqId)},`
+      + `"req":${JSON.stringify(serializeRequest(req))},"res":{"statusCode":${statusCode}},`
+      + `"responseTime":${JSON.stringify(responseTime)},"msg":"request completed"}\n`);
   };
 }
 

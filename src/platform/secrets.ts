@@ -1,7 +1,7 @@
 // Opaque credentials (DESIGN §2 "Secrets and tokens"): a type prefix so secret
 // scanners can find leaked values, 256 random bits in base64url, and a checksum
 // so garbage is refused before any database look-up.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { RandomSource } from './random.ts';
 
 export const credentialPrefixes = {
@@ -19,8 +19,10 @@ const BODY_LENGTH = 43; // base64url of 32 bytes, unpadded
 const CHECKSUM_LENGTH = 6;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+// crypto.hash: one call and no Hash object, about half the cost of createHash on
+// paths that check and hash a credential per request.
 function checksum(prefix: string, body: string): string {
-  return createHash('sha256').update(prefix).update(body).digest('base64url').slice(0, CHECKSUM_LENGTH);
+  return hash('sha256', prefix + body, 'base64url').slice(0, CHECKSUM_LENGTH);
 }
 
 export function generateCredential(kind: CredentialKind, random: RandomSource): string {
@@ -42,7 +44,7 @@ export function isWellFormedCredential(kind: CredentialKind, value: string): boo
 
 /** The only form in which tokens, codes, session ids and client secrets are stored. */
 export function hashCredential(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time comparison of two hex digests (so timing does not reveal a prefix match). */

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
+import { createAccessLogWriter, createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 
@@ -100,5 +100,30 @@ describe('logger redaction', () => {
     logger.info('quiet');
     logger.warn('loud');
     assert.deepEqual(out.parsed().map((line) => line.msg), ['loud']);
+  });
+});
+
+describe('access-log line', () => {
+  const request = {
+    method: 'GET', url: '/api/v2/portfolios.json?access_token=folio_at_SECRET&page="2"', host: 'api.example\u2028',
+    ip: '10.0.0.7', headers: { authorization: 'Bearer folio_at_SECRET' }, socket: { remoteAddress: '10.0.0.7', remotePort: 51234 },
+  };
+
+  test("is byte for byte the line pino's info() writes for the same request, but for the time", () => {
+    const direct = capture();
+    const viaPino = capture();
+    createAccessLogWriter(createLogger({ logLevel: 'info' }, direct.stream))({ reqId: 'req-"7"', req: request, statusCode: 401, responseTime: 1.2345678 });
+    createLogger({ logLevel: 'info' }, viaPino.stream).child({ reqId: 'req-"7"' })
+      .info({ req: request, res: { statusCode: 401 }, responseTime: 1.2345678 }, 'request completed');
+    const withoutTime = (text: string) => text.replace(/"time":\d+/, '"time":0');
+    assert.equal(withoutTime(direct.text()), withoutTime(viaPino.text()));
+    assert.doesNotMatch(direct.text(), /SECRET/);
+    assert.equal((direct.parsed()[0]!.req as { url: string }).url, '/api/v2/portfolios.json?access_token=%5Bredacted%5D&page="2"');
+  });
+
+  test('is not written below the info level', () => {
+    const out = capture();
+    createAccessLogWriter(createLogger({ logLevel: 'warn' }, out.stream))({ reqId: 'req-1', req: request, statusCode: 200, responseTime: 1 });
+    assert.equal(out.text(), '');
   });
 });

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
+import { registerSqliteChanges } from './sqlite-changes.ts';
 
 export const SQLITE_MEMORY = ':memory:';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
@@ -26,8 +27,30 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 
-function readingRowsAsArrays(statement: SqliteDatabase.Statement): SqliteStatement {
+/** The connection's side of SqliteChanges (sqlite-changes.ts): `wrote` is called before each statement that can write. */
+function countingChanges(database: SqliteDatabase.Database) {
+  const dataVersion = database.prepare('pragma data_version').pluck();
+  let version = 0;
+  let lastDataVersion: unknown;
+  return {
+    wrote() {
+      version++;
+    },
+    version() {
+      const external = dataVersion.get();
+      if (external !== lastDataVersion) {
+        lastDataVersion = external;
+        version++;
+      }
+      return version;
+    },
+  };
+}
+
+function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: () => void): SqliteStatement {
   const rows = statement.reader ? statement.raw(true) : statement;
+  // Counted before it runs: a read cached meanwhile is already out of date.
+  const counted = statement.readonly ? () => {} : wrote;
   let names: string[] = [];
   let build: RowBuilder = rowBuilder(names);
   const objectsOf = (values: unknown[][]) => {
@@ -40,9 +63,16 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement): SqliteStateme
   };
   return {
     reader: statement.reader,
-    all: (parameters) => objectsOf(rows.all(parameters) as unknown[][]),
-    run: (parameters) => statement.run(parameters),
+    all: (parameters) => {
+      counted();
+      return objectsOf(rows.all(parameters) as unknown[][]);
+    },
+    run: (parameters) => {
+      counted();
+      return statement.run(parameters);
+    },
     *iterate(parameters) {
+      counted();
       for (const values of rows.iterate(parameters)) yield objectsOf([values as unknown[]])[0];
     },
   };
@@ -54,7 +84,7 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement): SqliteStateme
  * A cached statement is safe to reuse: better-sqlite3 runs it to completion
  * synchronously, and re-prepares it itself after a schema change.
  */
-function cachingStatements(database: SqliteDatabase.Database): KyselySqliteDatabase {
+function cachingStatements(database: SqliteDatabase.Database, wrote: () => void): KyselySqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
@@ -62,7 +92,7 @@ function cachingStatements(database: SqliteDatabase.Database): KyselySqliteDatab
       let statement = statements.get(text);
       if (statement === undefined) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = readingRowsAsArrays(database.prepare(text));
+        statement = readingRowsAsArrays(database.prepare(text), wrote);
         statements.set(text, statement);
       }
       return statement;
@@ -91,5 +121,8 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // file cache both ways. The price, measured on the benchmark's small, growing
   // tables: writes perhaps 5-10% slower, within its run-to-run noise (README, Performance).
   database.pragma('cache_size = -4000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
+  const changes = countingChanges(database);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database, changes.wrote) }) });
+  registerSqliteChanges(db, changes);
+  return db;
 }

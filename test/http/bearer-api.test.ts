@@ -237,7 +237,8 @@ describe('bearer API v2', () => {
       assert.match(body.error_description, /expired/);
     });
 
-    it('refuses a revoked token', async () => {
+    it('refuses a revoked token, at once though it was just served (and so held in memory)', async () => {
+      assert.equal((await api('/api/v2/portfolios.json')).statusCode, 200);
       const revoked = await t.app.inject({
         method: 'POST', url: '/oauth2/revoke',
         payload: new URLSearchParams({ token: accessToken, client_id: client.clientId, client_secret: client.clientSecret }).toString(),

@@ -16,6 +16,8 @@ import { issueInOneStatement } from './token-issue-postgres.ts';
 import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
 import { groupCommit } from './transactions.ts';
+import { cachingBearerReads } from './read-cache.ts';
+import { sqliteChanges } from '../sqlite-changes.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
@@ -23,17 +25,24 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
   let closed = false;
   // SQLite has one writer and fsyncs on the event loop: its hot writes share commits.
   const writes = kind === 'sqlite' ? groupCommit(db) : undefined;
+  const bearerReads = {
+    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
+    portfolios: mappingErrors(new KyselyPortfolioStore(db)),
+  };
+  // On SQLite the bearer API's reads come from memory while the database is unchanged (read-cache.ts).
+  const changes = sqliteChanges(db);
+  const { tokens, portfolios } = changes === undefined ? bearerReads : cachingBearerReads(bearerReads, () => changes.version());
   return {
     kind,
     users: mappingErrors(new KyselyUserStore(db)),
     applications: mappingErrors(new KyselyApplicationStore(db)),
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
-    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
+    tokens,
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),
     audit: mappingErrors(new KyselyAuditStore(db)),
-    portfolios: mappingErrors(new KyselyPortfolioStore(db)),
+    portfolios,
     loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db, kind)),
     secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
     async isReachable() {

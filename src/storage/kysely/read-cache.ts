@@ -1,0 +1,73 @@
+// The bearer API's two reads, the access token by its hash and its user's
+// portfolios, answered from memory while nothing in the database has changed.
+// Through Kysely and better-sqlite3 they were more than half the server's CPU on
+// `GET /api/v2/portfolios` (README, Performance). Only on SQLite, where one
+// counter sees every change (sqlite-changes.ts); PostgreSQL is
+// written by other instances, which no counter here would see.
+import type { AccessToken, Portfolio } from '../records.ts';
+import type { PortfolioStore, TokenStore } from '../stores.ts';
+
+/** Entries held; the oldest goes first when full. A few MB at most. */
+export const CACHED_ACCESS_TOKENS = 4096;
+export const CACHED_PORTFOLIO_LISTS = 512;
+
+/**
+ * Values read at the database's current version, forgotten all at once when the
+ * version moves: no write, however it reached the database, is ever outrun by
+ * a cached answer. A value is kept only if the version did not move while it
+ * was being read, since a write during the read may have come after it.
+ */
+export class VersionedCache<Key, Value> {
+  private readonly entries = new Map<Key, Value>();
+  private filledAt: number | undefined;
+
+  constructor(private readonly capacity: number, private readonly version: () => number) {}
+
+  async get(key: Key, read: (key: Key) => Promise<Value | undefined>): Promise<Value | undefined> {
+    const now = this.version();
+    if (now !== this.filledAt) {
+      this.entries.clear();
+      this.filledAt = now;
+    }
+    const cached = this.entries.get(key);
+    if (cached !== undefined) return cached;
+    const value = await read(key);
+    // Nothing absent is remembered: a row written later must be found.
+    if (value !== undefined && this.version() === now) {
+      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as Key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+}
+
+/** The store with one method of its own in front; every other method is the store's. */
+function overriding<Store extends object, Name extends keyof Store>(store: Store, name: Name, method: Store[Name]): Store {
+  return Object.create(store, { [name]: { value: method, writable: true, enumerable: true, configurable: true } }) as Store;
+}
+
+/** Frozen, so that no caller can change what the next request is answered with. */
+function frozenPortfolios(portfolios: Portfolio[]): readonly Portfolio[] {
+  return Object.freeze(portfolios.map((portfolio) => Object.freeze(portfolio)));
+}
+
+export function cachingBearerReads(
+  stores: { tokens: TokenStore; portfolios: PortfolioStore },
+  version: () => number,
+): { tokens: TokenStore; portfolios: PortfolioStore } {
+  const { tokens, portfolios } = stores;
+  const accessTokens = new VersionedCache<string, AccessToken>(CACHED_ACCESS_TOKENS, version);
+  const portfolioLists = new VersionedCache<number, readonly Portfolio[]>(CACHED_PORTFOLIO_LISTS, version);
+  const readToken = async (hash: string) => {
+    const token = await tokens.findAccessToken(hash);
+    if (token === undefined) return undefined;
+    Object.freeze(token.scope);
+    return Object.freeze(token);
+  };
+  const readPortfolios = async (ownerId: number) => frozenPortfolios(await portfolios.listPortfoliosOwnedBy(ownerId));
+  return {
+    tokens: overriding(tokens, 'findAccessToken', (hash) => accessTokens.get(hash, readToken)),
+    portfolios: overriding(portfolios, 'listPortfoliosOwnedBy',
+      async (ownerId) => (await portfolioLists.get(ownerId, readPortfolios)) as Portfolio[]),
+  };
+}

@@ -8,8 +8,9 @@ import type { Database } from './schema.ts';
  * every statement this connection runs that can write (better-sqlite3's
  * `readonly`, SQLite's sqlite3_stmt_readonly: BEGIN, SAVEPOINT and COMMIT are
  * read-only, INSERT ... RETURNING is not), and with every commit another
- * connection makes, another process's included (`PRAGMA data_version`). It
- * moves when a write runs, even one later rolled back: never too little.
+ * connection makes, another process's included (`PRAGMA data_version`, read
+ * once per turn of the event loop, so such a commit counts from the next turn
+ * on). It moves when a write runs, even one later rolled back: never too little.
  */
 export interface SqliteChanges {
   version(): number;

@@ -85,6 +85,19 @@ describe('bearer API v2', () => {
       });
     }
 
+    it('answers a repeated list with the same JSON, schema-filtered, and an edited list with the edit', async () => {
+      const portfolio = await createPortfolio(t, user, 'Retirement');
+      const first = await api('/api/v2/portfolios.json');
+      const again = await api('/api/v2/portfolios.json');
+      assert.equal(again.body, first.body);
+      assert.equal(again.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(first.headers['content-type'], 'application/json; charset=utf-8');
+      for (const record of again.json().portfolios) assertPortfolioRecord(record);
+      const { id: _id, ownerId: _owner, createdAt: _created, updatedAt: _updated, ...fields } = portfolio;
+      await t.storage.portfolios.updatePortfolio(portfolio.id, user.id, { ...fields, name: 'Renamed' }, t.clock.now());
+      assert.deepEqual((await api('/api/v2/portfolios.json')).json().portfolios.map((p: { name: string }) => p.name), ['Renamed']);
+    });
+
     it('lists nothing, not an error, for a user without portfolios', async () => {
       const response = await api('/api/v2/portfolios.json');
       assert.equal(response.statusCode, 200);

@@ -241,24 +241,31 @@ async function main(): Promise<number> {
       await scenario.measured?.(result);
     }
   }
+  const baselineOf = (name: string) => scenarios.find((scenario) => name.startsWith('bare') ? scenario.server === bare : scenario.name.includes('client_credentials token') && scenario.server === oidc);
+  /** A peer baseline (bare Fastify, oidc-provider) this scenario's ratio is taken against; --only may have left it out. */
+  const peerOf = (scenario: Scenario) => scenario.versus === 'bare Fastify' ? baselineOf('bare')
+    : scenario.versus === 'oidc-provider token' ? baselineOf('oidc') : undefined;
+  // The machine's speed drifts in spells of tens of seconds, longer than the gap
+  // between a round's baseline and a scenario run late in the round: a ratio to a
+  // peer is taken against the peer measured again immediately before it.
+  const adjacentPeer = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
+      const peer = peerOf(scenario);
+      const before = peer === undefined ? undefined : await runLoad(await peer.spec(), peer.server.child.pid);
+      if (before !== undefined) adjacentPeer.get(scenario)!.push(before);
       const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
       results.get(scenario)!.push(result);
       const note = scenario.measured === undefined ? '' : `; ${await scenario.measured(result)}`;
       log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms, peak RSS ${result.maxRssMb?.toFixed(0) ?? "?"} MB` +
-        `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}${note}`);
+        `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}${note}` +
+        `${before === undefined ? '' : ` (${scenario.versus} just before: ${before.rps.toFixed(0)} req/s)`}`);
     }
   }
 
-  const baselineOf = (name: string) => scenarios.find((scenario) => name.startsWith('bare') ? scenario.server === bare : scenario.name.includes('client_credentials token') && scenario.server === oidc);
   const rows: Row[] = scenarios.map((scenario) => {
-    let reference: Scenario | undefined;
-    if (scenario.versus === 'bare Fastify') reference = baselineOf('bare');
-    else if (scenario.versus === 'oidc-provider token') reference = baselineOf('oidc');
-    else reference = scenario.reference;
     const own = results.get(scenario)!;
-    const against = reference === undefined ? undefined : results.get(reference); // --only may have left it out
+    const against = peerOf(scenario) === undefined ? (scenario.reference && results.get(scenario.reference)) : adjacentPeer.get(scenario);
     const ratios = against === undefined ? [] : own.map((result, round) => result.rps / against[round]!.rps);
     return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99 };
   });

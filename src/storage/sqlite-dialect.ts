@@ -39,10 +39,11 @@ function countingChanges(database: SqliteDatabase.Database) {
       version++;
     },
     version() {
-      // PRAGMA data_version costs two fcntl calls and an fstat, a fifth of a
-      // cached bearer request when made for each read; once per turn of the event
-      // loop, it is shared by every request that turn serves. Another process's
-      // commit is seen from the next turn on (this process's writes at once).
+      // PRAGMA data_version costs two fcntl calls and an fstat: made for every
+      // read it cost the cached bearer GET a tenth of its throughput (README,
+      // Performance). Once per turn of the event loop, it is shared by every
+      // request that turn serves. Another process's commit is seen from the next
+      // turn on (this process's writes at once).
       if (!checkedThisTurn) {
         checkedThisTurn = true;
         setImmediate(nextTurn);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
-import { freePort, runLoad, startServer, type Server } from './processes.ts';
+import { freePort, runLoad, serveScript, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -25,9 +25,7 @@ const { values: args, positionals } = parseArgs({
 });
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
 
-/** The serve script's Node flags (package.json), as in bench/run.ts. */
-const nodeFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { serve: string } })
-  .scripts.serve.split(/\s+/).filter((word) => word.startsWith('--'));
+const production = serveScript();
 
 /** Clock ticks of CPU (user + system) the process has used, in milliseconds. */
 function cpuMs(pid: number): number {
@@ -67,10 +65,11 @@ try {
     if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
       : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl]
-        : [...nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
+        : [...production.nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
     const server = await startServer(name, argv, port, '/readyz', {
       FOLIO_DATABASE_URL: databaseUrl, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_BASE_URL: `http://127.0.0.1:${port}`,
-      FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: 'info', FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER), ...env,
+      FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: 'info', FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
+      ...(dist.startsWith('@') ? {} : production.env), ...env,
     });
     if (!dist.startsWith('@') && !existsSync(bodyFile)) {
       const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });

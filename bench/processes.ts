@@ -98,3 +98,19 @@ export function runLoad(spec: Record<string, unknown>, serverPid: number | undef
     });
   });
 }
+
+/** Folio as deployed: the environment and Node flags of `npm run serve` in package.json, read from there so no benchmark can drift from it. */
+export function serveScript(): { env: Record<string, string>; nodeFlags: string[] } {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const words = scripts.serve!.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let assignment: RegExpExecArray | null;
+  while ((assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(words[0] ?? '')) !== null) {
+    env[assignment[1]!] = assignment[2]!;
+    words.shift();
+  }
+  if (words[0] !== 'node' || words.slice(-2).join(' ') !== 'dist/main.js serve') {
+    throw new Error(`package.json's serve script is not "[NAME=value ...] node [flags] dist/main.js serve": ${scripts.serve}`);
+  }
+  return { env, nodeFlags: words.slice(1, -2) };
+}

@@ -1,13 +1,13 @@
 // `npm run bench`: Folio against a bare Fastify route and node-oidc-provider, in
 // one run, on SQLite and PostgreSQL. `npm run bench:smoke`: a few hundred
 // requests per scenario, checking only that every answer is 2xx.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
-import { HAS_TASKSET, type LoadResult, type Server, freePort, runLoad, startServer } from './processes.ts';
+import { HAS_TASKSET, type LoadResult, type Server, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
 
 const { values: args } = parseArgs({
@@ -307,17 +307,3 @@ try {
 }
 process.exit(status);
 
-function serveScript(): { env: Record<string, string>; nodeFlags: string[] } {
-  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const words = scripts.serve!.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  let assignment: RegExpExecArray | null;
-  while ((assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(words[0] ?? '')) !== null) {
-    env[assignment[1]!] = assignment[2]!;
-    words.shift();
-  }
-  if (words[0] !== 'node' || words.slice(-2).join(' ') !== 'dist/main.js serve') {
-    throw new Error(`package.json's serve script is not "[NAME=value ...] node [flags] dist/main.js serve": ${scripts.serve}`);
-  }
-  return { env, nodeFlags: words.slice(1, -2) };
-}

@@ -67,7 +67,8 @@ export function cachingBearerReads(
   const readPortfolios = async (ownerId: number) => frozenPortfolios(await portfolios.listPortfoliosOwnedBy(ownerId));
   return {
     tokens: overriding(tokens, 'findAccessToken', (hash) => accessTokens.get(hash, readToken)),
+    // Frozen, though typed as the store's mutable list: a caller that changes it fails loudly.
     portfolios: overriding(portfolios, 'listPortfoliosOwnedBy',
-      async (ownerId) => (await portfolioLists.get(ownerId, readPortfolios)) as Portfolio[]),
+      (ownerId) => portfolioLists.get(ownerId, readPortfolios) as Promise<Portfolio[]>),
   };
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
-import { freePort, runLoad, serveScript, startServer, type Server } from './processes.ts';
+import { folioServerEnv, freePort, runLoad, serveScript, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -67,9 +67,7 @@ try {
       : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl]
         : [...production.nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
     const server = await startServer(name, argv, port, '/readyz', {
-      FOLIO_DATABASE_URL: databaseUrl, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_BASE_URL: `http://127.0.0.1:${port}`,
-      FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: 'info', FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
-      ...(dist.startsWith('@') ? {} : production.env), ...env,
+      ...folioServerEnv(databaseUrl, port, 'info'), ...(dist.startsWith('@') ? {} : production.env), ...env,
     });
     if (!dist.startsWith('@') && !existsSync(bodyFile)) {
       const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });

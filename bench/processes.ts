@@ -107,6 +107,16 @@ export function runLoad(spec: Record<string, unknown>, serverPid: number | undef
   });
 }
 
+/** What every benchmarked Folio server is started with, before the serve script's and the scenario's own environment. */
+export function folioServerEnv(databaseUrl: string, port: number, logLevel: string): Record<string, string> {
+  return {
+    FOLIO_DATABASE_URL: databaseUrl, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port),
+    FOLIO_BASE_URL: `http://127.0.0.1:${port}`, FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: logLevel,
+    // The load comes from one application and user: the default 360 a minute would answer 429.
+    FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
+  };
+}
+
 /** Folio as deployed: the environment and Node flags of `npm run serve` in package.json, read from there so no benchmark can drift from it. */
 export function serveScript(): { env: Record<string, string>; nodeFlags: string[] } {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };

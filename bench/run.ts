@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
-import { HAS_TASKSET, type LoadResult, type Server, freePort, runLoad, serveScript, startServer } from './processes.ts';
+import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
 
 const { values: args } = parseArgs({
@@ -40,7 +40,6 @@ const smallTokens = 1000;
 const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : 200_000));
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
-/** Folio as deployed: the environment and Node flags of `npm run serve` in package.json, read from there so the two cannot drift. */
 const PRODUCTION = serveScript();
 const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION.nodeFlags, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
 const folioEnv = serverKind === 'dist' ? PRODUCTION.env : {};
@@ -80,14 +79,7 @@ async function startFolio(name: string, url: string, liveTokens: number, env: Re
   const fixtures = await db.prepare();
   await db.addLiveTokens(liveTokens - fixtures.bearerTokens.length);
   const port = await freePort();
-  const server = await startServer(name, folioArgs, port, '/readyz', {
-    FOLIO_DATABASE_URL: url, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port),
-    FOLIO_BASE_URL: `http://127.0.0.1:${port}`, FOLIO_ENV: 'production', FOLIO_LOG_LEVEL: args['log-level']!,
-    // The load comes from one application and user: the default 360 a minute would answer 429.
-    FOLIO_RATE_LIMIT_PER_MINUTE: String(Number.MAX_SAFE_INTEGER),
-    ...folioEnv,
-    ...env,
-  });
+  const server = await startServer(name, folioArgs, port, '/readyz', { ...folioServerEnv(url, port, args['log-level']!), ...folioEnv, ...env });
   servers.push(server);
   log(`${name}: ready in ${server.readyMs.toFixed(0)} ms, ${await db.liveTokenCount()} tokens`);
   return { db, server, fixtures };
@@ -241,10 +233,11 @@ async function main(): Promise<number> {
       await scenario.measured?.(result);
     }
   }
-  const baselineOf = (name: string) => scenarios.find((scenario) => name.startsWith('bare') ? scenario.server === bare : scenario.name.includes('client_credentials token') && scenario.server === oidc);
-  /** A peer baseline (bare Fastify, oidc-provider) this scenario's ratio is taken against; --only may have left it out. */
-  const peerOf = (scenario: Scenario) => scenario.versus === 'bare Fastify' ? baselineOf('bare')
-    : scenario.versus === 'oidc-provider token' ? baselineOf('oidc') : undefined;
+  const barePeer = scenarios.find((scenario) => scenario.server === bare);
+  const oidcPeer = scenarios.find((scenario) => scenario.server === oidc && scenario.name.includes('client_credentials token'));
+  /** The peer baseline (bare Fastify, oidc-provider) this scenario's ratio is taken against; --only may have left it out. */
+  const peerOf = (scenario: Scenario) => scenario.versus === 'bare Fastify' ? barePeer
+    : scenario.versus === 'oidc-provider token' ? oidcPeer : undefined;
   // The machine's speed drifts in spells of tens of seconds, longer than the gap
   // between a round's baseline and a scenario run late in the round: a ratio to a
   // peer is taken against the peer measured again immediately before it.

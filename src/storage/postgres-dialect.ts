@@ -1,6 +1,8 @@
 // PostgreSQL through a pg pool behind Kysely, configured for how Folio uses it.
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
+import { registerDatabaseChanges } from './database-changes.ts';
+import { PostgresChanges } from './postgres-changes.ts';
 import type { Database } from './schema.ts';
 import { statementName } from './statement-names.ts';
 
@@ -41,8 +43,14 @@ export function createPostgresKysely(connectionString: string, options: Postgres
   // and its 'error' would crash the process just the same. The statement fails on its
   // own, and the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingNamedStatements(pool) }) });
+  const changes = new PostgresChanges(connectionString);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingNamedStatements(pool, changes) }) });
+  registerDatabaseChanges(db, changes);
+  return db;
 }
+
+/** Folio's reads are plain SELECTs; anything else (BEGIN and COMMIT too) is counted as a write. */
+const READ = /^\s*select\b/i;
 
 /**
  * Kysely sends every query unnamed, which PostgreSQL parses and plans afresh each
@@ -52,7 +60,7 @@ export function createPostgresKysely(connectionString: string, options: Postgres
  * API on PostgreSQL served 14–23% more requests so (README, Performance). Poolers
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */
-function preparingNamedStatements(pool: pg.Pool): PostgresPool {
+function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): PostgresPool {
   // One wrapper per pooled client, for as long as it lives: Kysely keys its
   // connection objects by what connect() returns (a WeakMap), so a fresh wrapper
   // on every checkout would build a new one per query and fill that map.
@@ -61,7 +69,13 @@ function preparingNamedStatements(pool: pg.Pool): PostgresPool {
     const query = (text: string, parameters: readonly unknown[]) => {
       const name = statementName(text);
       const values = parameters as unknown[];
-      return client.query(name === undefined ? { text, values } : { name, text, values });
+      const sent = client.query(name === undefined ? { text, values } : { name, text, values });
+      if (READ.test(text)) return sent;
+      // Counted as it goes out, so a read that overlaps it keeps nothing, and again
+      // once it is done (committed, for a statement outside a transaction), so a read
+      // that began in between, and saw the rows from before, keeps nothing either.
+      changes.wrote();
+      return sent.finally(() => changes.wrote());
     };
     // Only the (sql, parameters) form: the cursor form serves Kysely's streaming,
     // which needs a cursor class in the dialect's options, and Folio gives none.
@@ -77,6 +91,6 @@ function preparingNamedStatements(pool: pg.Pool): PostgresPool {
       }
       return wrapper;
     },
-    end: () => pool.end(),
+    end: () => Promise.all([changes.stop(), pool.end()]).then(() => undefined),
   };
 }

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
-import { registerSqliteChanges } from './sqlite-changes.ts';
+import { registerDatabaseChanges } from './database-changes.ts';
 
 export const SQLITE_MEMORY = ':memory:';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
@@ -27,7 +27,7 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 
-/** The connection's side of SqliteChanges (sqlite-changes.ts): `wrote` is called before each statement that can write. */
+/** The connection's side of DatabaseChanges (database-changes.ts): `wrote` is called before each statement that can write. */
 function countingChanges(database: SqliteDatabase.Database) {
   const dataVersion = database.prepare('pragma data_version').pluck();
   let version = 0;
@@ -134,6 +134,6 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database, changes.wrote) }) });
-  registerSqliteChanges(db, changes);
+  registerDatabaseChanges(db, changes);
   return db;
 }

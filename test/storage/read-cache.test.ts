@@ -1,13 +1,23 @@
-// The bearer API's reads from memory on SQLite (src/storage/kysely/read-cache.ts):
-// never an answer that a change, made by this process or another, has outdated.
+// The bearer API's reads from memory (src/storage/kysely/read-cache.ts): on SQLite
+// never an answer that a change, made by this process or another, has outdated;
+// on PostgreSQL never one this instance's own change has outdated, and another
+// instance's only until its notice arrives.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
+import { CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
+import { createPostgresKysely } from '../../src/storage/dialects.ts';
+import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
+import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
 import { VersionedCache } from '../../src/storage/kysely/read-cache.ts';
+import type { Database } from '../../src/storage/schema.ts';
+import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { postgresServerUrl } from './contract.ts';
 import {
   accessTokenFor, auditEvent, createGrant, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
 } from './fixtures.ts';
@@ -140,5 +150,149 @@ describe('bearer reads from memory on a SQLite file', () => {
     const [portfolio] = await storage.portfolios.listPortfoliosOwnedBy(user.id);
     assert.throws(() => { portfolio!.name = 'changed'; }, TypeError);
     assert.equal((await storage.tokens.findAccessToken(hash))!.revokedAt, null);
+  });
+});
+
+/** Polls `check` until it holds, failing after `withinMs`: for what another connection's notice brings. */
+async function eventually(check: () => Promise<boolean> | boolean, withinMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Whether the counter stands still, i.e. whether a value read now would be kept. */
+const trusted = (changes: { version(): number }) => changes.version() === changes.version();
+
+describe('bearer reads from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
+  // Two instances: two sets of connections, each with its own cache and listener.
+  let oneDb: Kysely<Database>;
+  let one: OpenedStorage;
+  let two: OpenedStorage;
+  before(async () => {
+    const url = await database.create();
+    oneDb = createPostgresKysely(url);
+    one = createKyselyStorage(oneDb, 'postgres');
+    await one.migrate();
+    two = await openStorage(url);
+  });
+  after(async () => {
+    await one?.close();
+    await two?.close();
+    await database.drop();
+  });
+
+  /** A live token that instance one holds in memory, once its listener is up. */
+  async function cachedToken() {
+    const fixture = await createGrant(two);
+    const raw = rawToken('at');
+    await two.tokens.saveTokens({ access: accessTokenFor(fixture.grant, raw, T0) });
+    const hash = hashCredential(raw);
+    await eventually(() => trusted(databaseChanges(oneDb)!), 2000, 'instance one listens');
+    assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
+    return { ...fixture, hash };
+  }
+
+  it('answers from memory: a change no notice announces is not seen', async () => {
+    const { hash } = await cachedToken();
+    // Behind the triggers' back, as only a database administrator can, from a third set of connections.
+    const other = createPostgresKysely(database.url);
+    try {
+      await sql`alter table access_tokens disable trigger access_tokens_changed`.execute(other);
+      try {
+        await other.updateTable('access_tokens').set({ revoked_at: T0 + MINUTE }).where('token_hash', '=', hash).execute();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
+      } finally {
+        await sql`alter table access_tokens enable trigger access_tokens_changed`.execute(other);
+      }
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('sees a token revoked through this instance at once (RFC 7009)', async () => {
+    const { hash } = await cachedToken();
+    assert.equal(await one.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked')), true);
+    assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
+  });
+
+  it("sees the other instance's revocation, disconnection and application deletion once its notice arrives", async () => {
+    const revoked = await cachedToken();
+    await two.tokens.revokeAccessToken(revoked.hash, T0 + MINUTE, auditEvent('token.revoked'));
+    await eventually(async () => (await one.tokens.findAccessToken(revoked.hash))?.revokedAt === T0 + MINUTE, 1000, 'revocation seen');
+
+    const disconnected = await cachedToken();
+    await revokeGrant(two, disconnected.grant.id, T0 + MINUTE);
+    await eventually(async () => (await one.tokens.findAccessToken(disconnected.hash))?.revokedAt === T0 + MINUTE, 1000, 'disconnection seen');
+
+    // Deleting the application deletes its tokens by cascade: no statement names them.
+    const deleted = await cachedToken();
+    await two.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted'));
+    await eventually(async () => (await one.tokens.findAccessToken(deleted.hash)) === undefined, 1000, 'deletion seen');
+  });
+
+  it("sees the other instance's portfolios created, changed and deleted once its notice arrives", async () => {
+    const { user } = await cachedToken();
+    const names = async () => (await one.portfolios.listPortfoliosOwnedBy(user.id)).map((portfolio) => portfolio.name).join();
+    assert.equal(await names(), '');
+    const created = await two.portfolios.createPortfolio(user.id, portfolioFields({ name: 'Growth' }), T0);
+    await eventually(async () => await names() === 'Growth', 1000, 'creation seen');
+    await two.portfolios.updatePortfolio(created.id, user.id, portfolioFields({ name: 'Income' }), T0 + MINUTE);
+    await eventually(async () => await names() === 'Income', 1000, 'change seen');
+    await two.portfolios.deletePortfolio(created.id, user.id);
+    await eventually(async () => await names() === '', 1000, 'deletion seen');
+  });
+
+  it('keeps nothing while its listening connection is gone, and listens again', async () => {
+    const { hash } = await cachedToken();
+    const changes = databaseChanges(oneDb)!;
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(oneDb);
+    await eventually(() => !trusted(changes), 1000, 'the lost connection noticed');
+    // Missed by instance one, whose listener is down: it reads from the database instead.
+    await two.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
+    assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
+    await eventually(() => trusted(changes), 3000, 'listening again');
+  });
+});
+
+describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
+  before(async () => { await database.create(); });
+  after(async () => { await database.drop(); });
+
+  it('moves with every change notice, and trusts its connection only while its own proofs come back in time', async () => {
+    let clock = 0;
+    const changes = new PostgresChanges(database.url, () => clock);
+    try {
+      assert.notEqual(changes.version(), changes.version()); // not listening yet
+      await eventually(() => trusted(changes), 2000, 'listening');
+
+      // Another instance's proof is no change; a trigger's notice is one. Notices come in commit order.
+      const before = changes.version();
+      const other = createPostgresKysely(database.url);
+      try {
+        await sql`select pg_notify(${CHANGES_CHANNEL}, 'proof:another-instance:1')`.execute(other);
+        await sql`select pg_notify(${CHANGES_CHANNEL}, '')`.execute(other);
+      } finally {
+        await other.destroy();
+      }
+      await eventually(() => changes.version() !== before, 1000, 'the notice counted');
+      assert.equal(changes.version(), before + 1);
+
+      // No proof heard back for this long: a connection lost without a word.
+      const standing = changes.version();
+      clock += NOTICES_TRUSTED_FOR_MS;
+      assert.equal(trusted(changes), false);
+      // The next proof (sent within 500 ms, real time) comes back, and trust returns with a new number.
+      await eventually(() => trusted(changes), 2000, 'trusted again');
+      assert.notEqual(changes.version(), standing);
+    } finally {
+      await changes.stop();
+    }
+    assert.equal(trusted(changes), false);
   });
 });

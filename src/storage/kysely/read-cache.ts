@@ -1,9 +1,10 @@
 // The bearer API's two reads, the access token by its hash and its user's
 // portfolios, answered from memory while nothing in the database has changed.
 // Through Kysely and better-sqlite3 they were more than half the server's CPU on
-// `GET /api/v2/portfolios` (README, Performance). Only on SQLite, where one
-// counter sees every change (sqlite-changes.ts); PostgreSQL is
-// written by other instances, which no counter here would see.
+// `GET /api/v2/portfolios` (README, Performance). The counter that says when to
+// forget them (database-changes.ts) sees every write on SQLite at once, and on
+// PostgreSQL this process's writes at once and other instances' commits when
+// their notices arrive.
 import type { AccessToken, Portfolio } from '../records.ts';
 import type { PortfolioStore, TokenStore } from '../stores.ts';
 

@@ -17,7 +17,7 @@ import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
 import { groupCommit } from './transactions.ts';
 import { cachingBearerReads } from './read-cache.ts';
-import { sqliteChanges } from '../sqlite-changes.ts';
+import { databaseChanges } from '../database-changes.ts';
 import { KyselyUserStore } from './users.ts';
 
 /** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
@@ -29,8 +29,8 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
   };
-  // On SQLite the bearer API's reads come from memory while the database is unchanged (read-cache.ts).
-  const changes = sqliteChanges(db);
+  // The bearer API's reads come from memory while the database is unchanged (read-cache.ts).
+  const changes = databaseChanges(db);
   const { tokens, portfolios } = changes === undefined ? bearerReads : cachingBearerReads(bearerReads, () => changes.version());
   return {
     kind,

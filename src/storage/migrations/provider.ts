@@ -7,6 +7,7 @@ import { secretRevealsMigration } from './0002-secret-reveals.ts';
 import { purgeIndexesMigration } from './0003-purge-indexes.ts';
 import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.ts';
 import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
+import { changeNoticesMigration } from './0006-change-notices.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -18,6 +19,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0003-purge-indexes': purgeIndexesMigration(),
       '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
       '0005-token-origin-code': tokenOriginCodeMigration(),
+      '0006-change-notices': changeNoticesMigration(this.kind),
     };
   }
 }

@@ -1,0 +1,147 @@
+// How a Folio process on PostgreSQL learns that the bearer API's cached reads
+// (kysely/read-cache.ts) may be out of date: its own writes, counted as they are
+// sent and again as they finish, and every other connection's commits to the
+// tables those reads come from, which triggers announce (migration 0006) to a
+// connection of its own that LISTENs. Another instance's revocation is seen
+// once its notice arrives, usually within a millisecond of its commit; RFC 7009
+// §2.1 allows such a propagation delay and asks that it be kept small. The
+// instance that revoked sees it at once.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { CHANGES_CHANNEL, type DatabaseChanges } from './database-changes.ts';
+
+/** How often the listening connection is asked to prove that it still hears every notice. */
+const HEARTBEAT_EVERY_MS = 500;
+/**
+ * Notices are trusted for this long after the last proof was asked for: a
+ * connection lost without a word (a network partition) outdates nothing for
+ * longer than this, and after it nothing is answered from memory until a proof
+ * or a new connection arrives.
+ */
+export const NOTICES_TRUSTED_FOR_MS = 2000;
+/** A proof this late means the connection is gone: it is dropped and made anew. */
+const PROOF_GIVES_UP_MS = 5000;
+const RECONNECT_AFTER_MS = 1000;
+const CONNECT_TIMEOUT_MS = 2000;
+/** How the listening connection shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'folio-changes';
+/** Proofs are notices too; any other payload (the triggers send '') announces a change. */
+const PROOF_PREFIX = 'proof:';
+
+export class PostgresChanges implements DatabaseChanges {
+  private counter = 0;
+  private trustedUntil = -Infinity;
+  private listener: pg.Client | undefined;
+  /** When the unanswered connect or proof on the listening connection was sent. */
+  private awaitedSince: number | undefined;
+  private awaitedProof: string | undefined;
+  private proofsSent = 0;
+  private readonly proofPrefix = `${PROOF_PREFIX}${randomBytes(8).toString('hex')}:`;
+  private heartbeats: NodeJS.Timeout | undefined;
+  private reconnect: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  /** `elapsed` is a monotonic clock in milliseconds; tests move their own. */
+  constructor(private readonly connectionString: string, private readonly elapsed: () => number = () => performance.now()) {}
+
+  /** Called as each statement this process sends that can write goes out, and again when it is done. */
+  wrote(): void {
+    this.counter++;
+  }
+
+  version(): number {
+    // Listening starts with the first cached read: the command line never needs it.
+    if (this.heartbeats === undefined && !this.stopped) this.start();
+    // Unsure what was missed: a new number every time, so nothing read now is kept.
+    if (this.elapsed() >= this.trustedUntil) return ++this.counter;
+    return this.counter;
+  }
+
+  /** Closes the listening connection; from now on nothing is cached. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.heartbeats);
+    clearTimeout(this.reconnect);
+    const listener = this.listener;
+    this.forget();
+    await listener?.end().catch(() => undefined);
+  }
+
+  private start(): void {
+    // Housekeeping alone must never keep the process alive.
+    this.heartbeats = setInterval(() => this.heartbeat(), HEARTBEAT_EVERY_MS).unref();
+    this.connect();
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const listener = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: LISTENER_APPLICATION_NAME,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    this.listener = listener;
+    listener.on('notification', (notice) => this.heard(listener, notice.payload ?? ''));
+    // Without a listener an 'error' would crash the process; a lost connection is made anew instead.
+    listener.on('error', () => this.lost(listener));
+    listener.on('end', () => this.lost(listener));
+    this.awaitedSince = this.elapsed();
+    listener.connect()
+      .then(() => listener.query(`listen ${CHANGES_CHANNEL}`))
+      .then(() => this.prove(listener), () => this.lost(listener));
+  }
+
+  private heartbeat(): void {
+    const listener = this.listener;
+    if (listener === undefined) return; // a new one is on its way
+    if (this.awaitedSince !== undefined) {
+      if (this.elapsed() - this.awaitedSince > PROOF_GIVES_UP_MS) this.lost(listener);
+      return;
+    }
+    this.prove(listener);
+  }
+
+  /**
+   * Notices of one database reach a listener in the order their transactions
+   * committed, so hearing a notice of our own, sent now, proves that every
+   * notice of a commit before it has been heard. It also proves this really is
+   * one session that listens and hears (a pooler in transaction mode, which
+   * hands statements to whichever server connection is free, fails the proof).
+   */
+  private prove(listener: pg.Client): void {
+    const proof = `${this.proofPrefix}${++this.proofsSent}`;
+    this.awaitedSince = this.elapsed();
+    this.awaitedProof = proof;
+    listener.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, proof]).catch(() => this.lost(listener));
+  }
+
+  private heard(listener: pg.Client, payload: string): void {
+    if (listener !== this.listener) return;
+    if (!payload.startsWith(PROOF_PREFIX)) {
+      this.counter++;
+      return;
+    }
+    if (payload !== this.awaitedProof) return; // another instance's proof, or a late one of ours
+    const sentAt = this.awaitedSince!;
+    this.awaitedSince = undefined;
+    this.awaitedProof = undefined;
+    // After a gap in trust (or on a new connection) anything cached before may be out of date.
+    if (this.elapsed() >= this.trustedUntil) this.counter++;
+    this.trustedUntil = sentAt + NOTICES_TRUSTED_FOR_MS;
+  }
+
+  private lost(listener: pg.Client): void {
+    if (listener !== this.listener) return;
+    this.forget();
+    listener.end().catch(() => undefined);
+    if (!this.stopped) this.reconnect = setTimeout(() => this.connect(), RECONNECT_AFTER_MS).unref();
+  }
+
+  private forget(): void {
+    this.listener = undefined;
+    this.awaitedSince = undefined;
+    this.awaitedProof = undefined;
+    this.trustedUntil = -Infinity;
+    this.counter++;
+  }
+}

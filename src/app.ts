@@ -61,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
+  everyResponse.attach(app);
   refuseRequestsWhileClosing(app);
   registerAccessLog(app, everyResponse, deps.logger);
   registerBodyParsers(app);

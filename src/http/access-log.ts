@@ -8,7 +8,7 @@ import type { EveryResponse } from './every-response.ts';
 
 export function registerAccessLog(app: FastifyInstance, everyResponse: EveryResponse, logger: Logger): void {
   const writeLine = createAccessLogWriter(logger);
-  everyResponse.observe(app, (request, reply) => {
+  everyResponse.observe((request, reply) => {
     writeLine({ reqId: request.id, req: request, statusCode: reply.statusCode, responseTime: reply.elapsedTime });
   });
 }

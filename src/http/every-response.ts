@@ -12,11 +12,16 @@ export function createEveryResponse() {
   const observers: ResponseObserver[] = [];
   return {
     /** Calls `observer` once each response is sent, routed or not. */
-    observe(app: FastifyInstance, observer: ResponseObserver): void {
+    observe(observer: ResponseObserver): void {
       observers.push(observer);
-      // A callback hook: an async one costs a promise on every response.
+    },
+
+    /** Call once, on the root instance: one hook calls every observer. */
+    attach(app: FastifyInstance): void {
+      // One callback hook for all: each hook, and an async one's promise, is a
+      // step of Fastify's hook runner on every response.
       app.addHook('onResponse', (request, reply, done) => {
-        observer(request, reply);
+        for (const observer of observers) observer(request, reply);
         done();
       });
     },

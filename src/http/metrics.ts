@@ -37,7 +37,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyRes
   });
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
 
-  everyResponse.observe(app, (request, reply) => {
+  everyResponse.observe((request, reply) => {
     // The not-found handler and a path refused before routing have no route pattern:
     // every such path is one label value.
     const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';

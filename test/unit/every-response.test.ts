@@ -15,8 +15,8 @@ test('an unrouted reply is observed once, when it finishes or when it fails', as
   const app = Fastify();
   const everyResponse = createEveryResponse();
   const seen: string[] = [];
-  everyResponse.observe(app, () => seen.push('access log'));
-  everyResponse.observe(app, () => seen.push('metrics'));
+  everyResponse.observe(() => seen.push('access log'));
+  everyResponse.observe(() => seen.push('metrics'));
 
   const finished = unroutedReply();
   everyResponse.observeUnrouted(finished.request, finished.reply);
@@ -30,5 +30,19 @@ test('an unrouted reply is observed once, when it finishes or when it fails', as
   failed.raw.emit('error', new Error('the socket broke'));
   assert.deepEqual(seen, ['access log', 'metrics']);
   assert.equal(failed.raw.listenerCount('finish') + failed.raw.listenerCount('error'), 0, 'no listener is left behind');
+  await app.close();
+});
+
+test('a routed reply is observed once by every observer, through the one hook', async () => {
+  const app = Fastify();
+  const everyResponse = createEveryResponse();
+  everyResponse.attach(app);
+  const seen: string[] = [];
+  everyResponse.observe((request, reply) => seen.push(`access log ${request.url} ${reply.statusCode}`));
+  everyResponse.observe((request, reply) => seen.push(`metrics ${request.url} ${reply.statusCode}`));
+  app.get('/here', async () => ({ ok: true }));
+  assert.equal((await app.inject('/here')).statusCode, 200);
+  assert.equal((await app.inject('/nowhere')).statusCode, 404);
+  assert.deepEqual(seen, ['access log /here 200', 'metrics /here 200', 'access log /nowhere 404', 'metrics /nowhere 404']);
   await app.close();
 });

@@ -66,6 +66,52 @@ describe('VersionedCache', () => {
   });
 });
 
+describe('VersionedCache: look-ups during a read', () => {
+  it('lets look-ups of a key being read wait for that read, and keeps its value', async () => {
+    const releases: ((value: string) => void)[] = [];
+    const slowRead = () => new Promise<string>((resolve) => { releases.push(resolve); });
+    const cache = new VersionedCache<string, string>(10, () => 0);
+    const answers = [cache.get('a', slowRead), cache.get('a', slowRead), cache.get('a', slowRead)];
+    assert.equal(releases.length, 1);
+    for (const release of releases) release('a@0');
+    assert.deepEqual(await Promise.all(answers), ['a@0', 'a@0', 'a@0']);
+    assert.equal(await cache.get('a', slowRead), 'a@0');
+    assert.equal(releases.length, 1);
+  });
+
+  it('gives a look-up after the version moved a read of its own, and keeps neither value read across the move', async () => {
+    let version = 0;
+    const releases: ((value: string) => void)[] = [];
+    const slowRead = (key: string) => new Promise<string>((resolve) => { releases.push((value) => resolve(`${key}${value}`)); });
+    const cache = new VersionedCache<string, string>(10, () => version);
+    const before = cache.get('a', slowRead);
+    version++; // a write, after the first look-up began
+    const after = cache.get('a', slowRead);
+    assert.equal(releases.length, 2);
+    releases[0]!('@old');
+    releases[1]!('@new');
+    assert.equal(await before, 'a@old');
+    assert.equal(await after, 'a@new');
+    // The second read began at the current version and ended there: it is kept.
+    assert.equal(await cache.get('a', slowRead), 'a@new');
+    assert.equal(releases.length, 2);
+  });
+
+  it('passes a failed read to everyone waiting, and remembers nothing of it', async () => {
+    let fail = true;
+    const read = async (key: string) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (fail) throw new Error('database away');
+      return key;
+    };
+    const cache = new VersionedCache<string, string>(10, () => 0);
+    const outcomes = await Promise.allSettled([cache.get('a', read), cache.get('a', read)]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['rejected', 'rejected']);
+    fail = false;
+    assert.equal(await cache.get('a', read), 'a');
+  });
+});
+
 describe('bearer reads from memory on a SQLite file', () => {
   let directory: string;
   let file: string;

@@ -121,6 +121,29 @@ describe('access-log line', () => {
     assert.equal((direct.parsed()[0]!.req as { url: string }).url, '/api/v2/portfolios.json?access_token=%5Bredacted%5D&page="2"');
   });
 
+  test("stays byte for byte pino's line across requests: URLs that change and repeat, members absent", () => {
+    const direct = capture();
+    const viaPino = capture();
+    const write = createAccessLogWriter(createLogger({ logLevel: 'info' }, direct.stream));
+    const pinoLogger = createLogger({ logLevel: 'info' }, viaPino.stream);
+    const requests = [
+      request,
+      { ...request, url: '/api/v2/my_user.json' },
+      request,
+      { method: 'GET', url: '/x?code=folio_ac_SECRET', headers: {} },
+      { url: undefined, host: 'h', socket: { remotePort: 1 } },
+      {},
+    ];
+    requests.forEach((each, index) => {
+      write({ reqId: `req-${index}`, req: each, statusCode: 200, responseTime: index / 3 });
+      pinoLogger.child({ reqId: `req-${index}` }).info({ req: each, res: { statusCode: 200 }, responseTime: index / 3 }, 'request completed');
+    });
+    const withoutTime = (text: string) => text.replace(/"time":\d+/g, '"time":0');
+    assert.equal(withoutTime(direct.text()), withoutTime(viaPino.text()));
+    assert.equal(direct.parsed().length, requests.length);
+    assert.doesNotMatch(direct.text(), /SECRET/);
+  });
+
   test('is not written below the info level', () => {
     const out = capture();
     createAccessLogWriter(createLogger({ logLevel: 'warn' }, out.stream))({ reqId: 'req-1', req: request, statusCode: 200, responseTime: 1 });

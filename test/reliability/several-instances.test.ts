@@ -10,7 +10,7 @@ import { REDIS_KEY_PREFIX } from '../../src/platform/rate-limit/redis.ts';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import {
-  Browser, PASSWORD, REDIRECT_URI, type RegisteredClient, TemporaryPostgresDatabase, apiStatus, clientCredentials, folioAt, redeemCode, refresh, report,
+  Browser, PASSWORD, REDIRECT_URI, type RegisteredClient, TemporaryPostgresDatabase, apiStatus, clientCredentials, folioAt, pause, redeemCode, refresh, report,
 } from './support.ts';
 
 const postgresUrl = process.env.FOLIO_TEST_POSTGRES_URL;
@@ -127,6 +127,25 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
       }
     }
     report('several-instances: code redeemed on both', { sequential: '200 then 400, tokens revoked', races: CODE_RACES, statuses: countOf(outcomes) });
+  });
+
+  it('refuses a token revoked on one instance at once there, and on the other once its notice arrives (RFC 7009 §2.1)', async () => {
+    const [one, two] = servers.map((server) => server.baseUrl) as [string, string];
+    const token = (await clientCredentials(one, machine)).body.access_token!;
+    const api = '/api/v2/portfolios.json';
+    // Both have served it, so both answer it from memory (storage/kysely/read-cache.ts).
+    assert.deepEqual([await apiStatus(one, token, api), await apiStatus(two, token, api)], [200, 200]);
+    const revocation = await fetch(`${one}/oauth2/revoke`, { method: 'POST', body: new URLSearchParams({ token, ...machine }) });
+    assert.equal(revocation.status, 200);
+    const revokedAt = performance.now();
+    assert.equal(await apiStatus(one, token, api), 401);
+    let served = 0;
+    while (await apiStatus(two, token, api) !== 401) {
+      served++;
+      if (performance.now() - revokedAt > 1000) assert.fail(`the other instance still served the revoked token after ${served} requests in a second`);
+      await pause(5);
+    }
+    report('several-instances: revocation across instances', { seen_by_the_other_after_ms: Math.round(performance.now() - revokedAt), served_meanwhile: served });
   });
 
   it('shares one rate-limit count between the instances', async () => {

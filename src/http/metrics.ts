@@ -3,9 +3,10 @@
 // route patterns (never raw URLs), HTTP methods, status codes, grant types and
 // the OAuthErrorCode union. No token, client id or user id is ever a label.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { errorCodeOf } from './errors.ts';
 import type { EveryResponse } from './every-response.ts';
+import { registerRequestMetrics } from './request-metrics.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -27,14 +28,7 @@ export function createMetrics(): Metrics {
 /** Add before the routes, so the response hook sees every one of them. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyResponse: EveryResponse): void {
   const { registry } = metrics;
-  const requests = new Counter({ name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
-  const duration = new Histogram({
-    name: 'folio_http_request_duration_seconds',
-    help: 'HTTP request latency by route pattern and method',
-    labelNames: ['route', 'method'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
+  const recordRequest = registerRequestMetrics(registry);
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
 
   everyResponse.observe((request, reply) => {
@@ -42,8 +36,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyRes
     // every such path is one label value.
     const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
-    requests.inc({ route, method, status: String(reply.statusCode) });
-    duration.observe({ route, method }, reply.elapsedTime / 1000);
+    recordRequest(route, method, reply.statusCode, reply.elapsedTime / 1000);
     const code = errorCodeOf(reply);
     if (code !== undefined) errors.inc({ error: code });
   });

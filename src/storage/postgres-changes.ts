@@ -104,9 +104,10 @@ export class PostgresChanges implements DatabaseChanges {
   /**
    * Notices of one database reach a listener in the order their transactions
    * committed, so hearing a notice of our own, sent now, proves that every
-   * notice of a commit before it has been heard. It also proves this really is
-   * one session that listens and hears (a pooler in transaction mode, which
-   * hands statements to whichever server connection is free, fails the proof).
+   * notice of a commit before it has been heard, on a connection that is one
+   * session. Behind a pooler in transaction mode, which lends server
+   * connections per transaction, the proof mostly fails, but notices can be
+   * lost between proofs: this connection needs a session of its own (README).
    */
   private prove(listener: pg.Client): void {
     const proof = `${this.proofPrefix}${++this.proofsSent}`;

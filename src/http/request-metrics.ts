@@ -57,7 +57,8 @@ export function registerRequestMetrics(registry: Registry): RecordRequest {
     registers: [registry],
     collect() {
       counter.reset();
-      for (const { labels, count } of requests.values()) counter.inc(labels, count);
+      // A series counted nothing since a reset is left out, as prom-client leaves it out.
+      for (const { labels, count } of requests.values()) if (count > 0) counter.inc(labels, count);
     },
   });
 
@@ -72,6 +73,7 @@ export function registerRequestMetrics(registry: Registry): RecordRequest {
     async get() {
       const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
       for (const { labels, buckets, sum, count } of latencies.values()) {
+        if (count === 0) continue;
         let cumulative = 0;
         REQUEST_DURATION_BUCKETS.forEach((bound, index) => {
           cumulative += buckets[index]!;

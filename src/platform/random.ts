@@ -5,7 +5,7 @@ export interface RandomSource {
   bytes(length: number): Buffer;
 }
 
-/** Bytes drawn from the operating system's CSPRNG at a time. */
+/** How many bytes are drawn from the CSPRNG at a time. */
 const POOL_BYTES = 4096;
 
 /**

@@ -74,7 +74,13 @@ async function seedIfNew(storage: Storage, config: Config, print: (text: string)
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const logger = createLogger(config);
-  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const storage = await openStorage(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    onChangeNotices: (listening) => {
+      if (listening) logger.info('listening for other instances\' changes: bearer reads are answered from memory');
+      else logger.warn('lost the connection that hears other instances\' changes: bearer reads go to the database until it is back');
+    },
+  });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let address: string;
   try {

@@ -15,13 +15,15 @@ const SQLITE_PREFIX = 'sqlite:';
 export interface OpenOptions {
   /** PostgreSQL connections at most (FOLIO_DATABASE_POOL_SIZE); SQLite has one. */
   poolSize?: number;
+  /** PostgreSQL: told when other instances' changes can be heard (true) and when they cannot (false). */
+  onChangeNotices?: (listening: boolean) => void;
 }
 
 export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<OpenedStorage> {
   // Only the driver in use is loaded: each weighs megabytes of resident memory.
   if (POSTGRES_URL.test(databaseUrl)) {
     const { createPostgresKysely } = await import('./postgres-dialect.ts');
-    const storage = createKyselyStorage(createPostgresKysely(databaseUrl, { poolSize: options.poolSize }), 'postgres');
+    const storage = createKyselyStorage(createPostgresKysely(databaseUrl, { poolSize: options.poolSize, onChangeNotices: options.onChangeNotices }), 'postgres');
     return { ...storage, migrate: () => migratePostgres(databaseUrl) };
   }
   const filename = databaseUrl.startsWith(SQLITE_PREFIX) ? databaseUrl.slice(SQLITE_PREFIX.length) : databaseUrl;

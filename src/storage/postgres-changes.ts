@@ -41,8 +41,16 @@ export class PostgresChanges implements DatabaseChanges {
   private reconnect: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  /** `elapsed` is a monotonic clock in milliseconds; tests move their own. */
-  constructor(private readonly connectionString: string, private readonly elapsed: () => number = () => performance.now()) {}
+  /**
+   * `onListening` hears when a connection is first proven (true) and when one is
+   * lost (false): while none is proven, every bearer look-up reads the database.
+   * `elapsed` is a monotonic clock in milliseconds; tests move their own.
+   */
+  constructor(
+    private readonly connectionString: string,
+    private readonly onListening: (listening: boolean) => void = () => {},
+    private readonly elapsed: () => number = () => performance.now(),
+  ) {}
 
   /** Called as each statement this process sends that can write goes out, and again when it is done. */
   wrote(): void {
@@ -128,12 +136,16 @@ export class PostgresChanges implements DatabaseChanges {
     this.awaitedProof = undefined;
     // After a gap in trust (or on a new connection) anything cached before may be out of date.
     if (this.elapsed() >= this.trustedUntil) this.counter++;
+    const first = this.trustedUntil === -Infinity;
     this.trustedUntil = sentAt + NOTICES_TRUSTED_FOR_MS;
+    if (first) this.onListening(true);
   }
 
   private lost(listener: pg.Client): void {
     if (listener !== this.listener) return;
+    const wasListening = this.trustedUntil !== -Infinity;
     this.forget();
+    if (wasListening) this.onListening(false);
     listener.end().catch(() => undefined);
     if (!this.stopped) this.reconnect = setTimeout(() => this.connect(), RECONNECT_AFTER_MS).unref();
   }

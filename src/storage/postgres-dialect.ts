@@ -26,6 +26,8 @@ export interface PostgresOptions {
   queryTimeout?: boolean;
   /** Connections at most; pg's 10 by default. */
   poolSize?: number;
+  /** Told when the connection that hears other instances' changes is proven (true) or lost (false). */
+  onChangeNotices?: (listening: boolean) => void;
 }
 
 export function createPostgresKysely(connectionString: string, options: PostgresOptions = {}): Kysely<Database> {
@@ -43,7 +45,7 @@ export function createPostgresKysely(connectionString: string, options: Postgres
   // and its 'error' would crash the process just the same. The statement fails on its
   // own, and the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const changes = new PostgresChanges(connectionString);
+  const changes = new PostgresChanges(connectionString, options.onChangeNotices);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingNamedStatements(pool, changes) }) });
   registerDatabaseChanges(db, changes);
   return db;

@@ -312,10 +312,12 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
 
   it('moves with every change notice, and trusts its connection only while its own proofs come back in time', async () => {
     let clock = 0;
-    const changes = new PostgresChanges(database.url, () => clock);
+    const heard: boolean[] = [];
+    const changes = new PostgresChanges(database.url, (listening) => heard.push(listening), () => clock);
     try {
       assert.notEqual(changes.version(), changes.version()); // not listening yet
       await eventually(() => trusted(changes), 2000, 'listening');
+      assert.deepEqual(heard, [true]);
 
       // Another instance's proof is no change; a trigger's notice is one. Notices come in commit order.
       const before = changes.version();
@@ -336,6 +338,17 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
       // The next proof (sent within 500 ms, real time) comes back, and trust returns with a new number.
       await eventually(() => trusted(changes), 2000, 'trusted again');
       assert.notEqual(changes.version(), standing);
+      // A lapse on the same connection is no loss; a terminated connection is, and its successor is heard.
+      assert.deepEqual(heard, [true]);
+      const admin = createPostgresKysely(database.url);
+      try {
+        await sql`select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(admin);
+      } finally {
+        await admin.destroy();
+      }
+      await eventually(() => heard.length === 3, 3000, 'the loss and the new connection reported');
+      assert.deepEqual(heard, [true, false, true]);
     } finally {
       await changes.stop();
     }

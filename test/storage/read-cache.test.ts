@@ -208,6 +208,12 @@ async function eventually(check: () => Promise<boolean> | boolean, withinMs: num
   }
 }
 
+/** Ends every listening connection on `db`'s database, as a failover or a network cut would. */
+async function terminateListeners(db: Kysely<Database>): Promise<void> {
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity
+    where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db);
+}
+
 /** Whether the counter stands still, i.e. whether a value read now would be kept. */
 const trusted = (changes: { version(): number }) => changes.version() === changes.version();
 
@@ -295,8 +301,7 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   it('keeps nothing while its listening connection is gone, and listens again', async () => {
     const { hash } = await cachedToken();
     const changes = databaseChanges(oneDb)!;
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity
-      where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(oneDb);
+    await terminateListeners(oneDb);
     await eventually(() => !trusted(changes), 1000, 'the lost connection noticed');
     // Missed by instance one, whose listener is down: it reads from the database instead.
     await two.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
@@ -342,8 +347,7 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
       assert.deepEqual(heard, [true]);
       const admin = createPostgresKysely(database.url);
       try {
-        await sql`select pg_terminate_backend(pid) from pg_stat_activity
-          where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(admin);
+        await terminateListeners(admin);
       } finally {
         await admin.destroy();
       }

@@ -3,7 +3,10 @@
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
-//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] NAME=DIST_DIR[:ENV=VALUE,...] ...
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] [--own-databases] NAME=DIST_DIR[:ENV=VALUE,...] ...
+// With --own-databases each variant serves a copy of the prepared file instead of the
+// one shared file: for changes to how writes reach the disk (a checkpoint run by one
+// server writes back every server's pages).
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves).
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
@@ -20,6 +23,7 @@ const { values: args, positionals } = parseArgs({
     scenario: { type: 'string', default: 'get' },
     rounds: { type: 'string', default: '6' },
     duration: { type: 'string', default: '3' },
+    'own-databases': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -39,7 +43,7 @@ const db = BenchDatabase.open(databaseUrl);
 const fixtures = await db.prepare();
 const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
 
-async function spec(url: string): Promise<Record<string, unknown>> {
+async function spec(url: string, variantDb: BenchDatabase): Promise<Record<string, unknown>> {
   const common = { url, connections: 50, duration: Number(args.duration) };
   switch (args.scenario) {
     case 'get':
@@ -47,13 +51,13 @@ async function spec(url: string): Promise<Record<string, unknown>> {
     case 'client_credentials':
       return { ...common, kind: 'post', path: '/oauth2/token', headers: { authorization: basic }, form: { grant_type: 'client_credentials' } };
     case 'refresh':
-      return { ...common, kind: 'refresh', path: '/oauth2/token', headers: { authorization: basic }, refreshTokens: await db.mintRefreshTokens() };
+      return { ...common, kind: 'refresh', path: '/oauth2/token', headers: { authorization: basic }, refreshTokens: await variantDb.mintRefreshTokens() };
     default:
       throw new Error(`unknown scenario ${args.scenario}`);
   }
 }
 
-interface Variant { name: string; server: Server; rps: number[]; cpuUs: number[]; p99: number[] }
+interface Variant { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; p99: number[] }
 const variants: Variant[] = [];
 try {
   for (const word of positionals) {
@@ -61,26 +65,27 @@ try {
     const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
     const env = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s)));
     const port = await freePort();
+    const variantDb = args['own-databases'] ? await db.copyTo(join(work, `${variants.length}.db`)) : db;
     const bodyFile = join(work, 'body.json');
     if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
-      : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl]
+      : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), variantDb.url]
         : [...production.nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
     const server = await startServer(name, argv, port, '/readyz', {
-      ...folioServerEnv(databaseUrl, port, 'info'), ...(dist.startsWith('@') ? {} : production.env), ...env,
+      ...folioServerEnv(variantDb.url, port, 'info'), ...(dist.startsWith('@') ? {} : production.env), ...env,
     });
     if (!dist.startsWith('@') && !existsSync(bodyFile)) {
       const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
       writeFileSync(bodyFile, await answer.text());
     }
-    variants.push({ name, server, rps: [], cpuUs: [], p99: [] });
+    variants.push({ name, server, db: variantDb, rps: [], cpuUs: [], p99: [] });
   }
-  for (const variant of variants) await runLoad({ ...(await spec(variant.server.url)), duration: 1 }, undefined);
+  for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const variant of variants) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
-      const result = await runLoad(await spec(variant.server.url), pid);
+      const result = await runLoad(await spec(variant.server.url, variant.db), pid);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
       variant.cpuUs.push(((cpuMs(pid) - before) * 1000) / result.requests);
@@ -96,6 +101,7 @@ try {
   }
 } finally {
   await Promise.all(variants.map((variant) => variant.server.stop()));
+  for (const variant of variants) if (variant.db !== db) await variant.db.close();
   await db.storage.close();
   rmSync(work, { recursive: true, force: true });
 }

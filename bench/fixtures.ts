@@ -1,6 +1,6 @@
 // What the benchmark needs in a database, written through Folio's own stores
 // where the count is small and in bulk SQL where it is large (a million tokens).
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import { seedDemo } from '../src/demo/seed.ts';
 import { lifetimes } from '../src/oauth/lifetimes.ts';
@@ -33,15 +33,15 @@ export class BenchDatabase {
   private chainGrants: { grantId: number; userId: number }[] = [];
   private applicationId = 0;
 
-  private constructor(readonly db: Kysely<Database>, readonly kind: StorageKind) {
+  private constructor(readonly db: Kysely<Database>, readonly kind: StorageKind, readonly url: string) {
     this.storage = createKyselyStorage(db, kind);
   }
 
   static open(url: string): BenchDatabase {
     return url.startsWith('postgres')
       // Seeding a million rows takes longer than the server's per-query bound.
-      ? new BenchDatabase(createPostgresKysely(url, { queryTimeout: false }), 'postgres')
-      : new BenchDatabase(createSqliteKysely(url), 'sqlite');
+      ? new BenchDatabase(createPostgresKysely(url, { queryTimeout: false }), 'postgres', url)
+      : new BenchDatabase(createSqliteKysely(url), 'sqlite', url);
   }
 
   /** Migrates, adds the demo user, applications and portfolios, and the load's users and tokens. */
@@ -179,6 +179,21 @@ export class BenchDatabase {
       }
     });
     writeFileSync(file, `${codes.join('\n')}\n`);
+  }
+
+  /**
+   * A copy of this SQLite database at `file`, with the same fixtures, for a load
+   * whose writes must not reach another's: a WAL checkpoint one server runs also
+   * writes back the other's pages, so sharing one file blurs a comparison of writes.
+   */
+  async copyTo(file: string): Promise<BenchDatabase> {
+    if (this.kind !== 'sqlite') throw new Error('only a SQLite benchmark database is copied');
+    await sql`pragma wal_checkpoint(truncate)`.execute(this.db);
+    copyFileSync(this.url, file);
+    const copy = BenchDatabase.open(file);
+    copy.chainGrants = this.chainGrants;
+    copy.applicationId = this.applicationId;
+    return copy;
   }
 
   close(): Promise<void> {

@@ -63,7 +63,7 @@ export class BenchDatabase {
     const demoGrant = await storage.grants.findOrCreateActiveGrant(application.ownerId, application.id, ['read'], now);
     const bearerTokens: string[] = [];
     for (let index = 0; index < BEARER_TOKENS; index++) {
-      const token = generateCredential('accessToken', cryptoRandom);
+      const token = generateCredential('accessToken', cryptoRandom, now);
       bearerTokens.push(token);
       await storage.tokens.saveTokens({ access: {
         tokenHash: hashCredential(token), grantId: demoGrant.id, applicationId: application.id,
@@ -126,12 +126,13 @@ export class BenchDatabase {
     const { grantId, userId } = this.chainGrants[0]!;
     const values = sql`${grantId}, ${this.applicationId}, ${userId}, 'read', ${createdAt}, ${expiresAt}`;
     const columns = sql`(token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)`;
+    // Stored forms as hashCredential makes them: the issue time in 12 hex digits, then 64 random ones.
     if (this.kind === 'sqlite') {
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
-        insert into access_tokens ${columns} select lower(hex(randomblob(32))), ${values} from n`.execute(this.db);
+        insert into access_tokens ${columns} select printf('%012x', ${createdAt}) || lower(hex(randomblob(32))), ${values} from n`.execute(this.db);
     } else {
       await sql`insert into access_tokens ${columns}
-        select md5(random()::text || i::text) || md5(i::text || random()::text), ${values}
+        select lpad(to_hex(${createdAt}::bigint), 12, '0') || md5(random()::text || i::text) || md5(i::text || random()::text), ${values}
         from generate_series(1, ${count}::int) as i`.execute(this.db);
     }
   }
@@ -146,8 +147,8 @@ export class BenchDatabase {
     const now = systemClock.now();
     const tokens: string[] = [];
     for (const { grantId, userId } of this.chainGrants) {
-      const access = generateCredential('accessToken', cryptoRandom);
-      const refresh = generateCredential('refreshToken', cryptoRandom);
+      const access = generateCredential('accessToken', cryptoRandom, now);
+      const refresh = generateCredential('refreshToken', cryptoRandom, now);
       const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null };
       await this.storage.tokens.saveTokens({
         access: { ...subject, tokenHash: hashCredential(access), expiresAt: now + lifetimes.accessToken },
@@ -164,7 +165,7 @@ export class BenchDatabase {
     const codes: string[] = [];
     const rows: Database['authorization_codes'][] = [];
     for (let index = 0; index < count; index++) {
-      const code = generateCredential('authorizationCode', cryptoRandom);
+      const code = generateCredential('authorizationCode', cryptoRandom, now);
       const { grantId, userId } = this.chainGrants[index % this.chainGrants.length]!;
       codes.push(code);
       rows.push({

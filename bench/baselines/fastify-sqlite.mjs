@@ -13,11 +13,17 @@ const database = new Database(databaseFile, { fileMustExist: true });
 const tokenByHash = database.prepare('select user_id, expires_at, revoked_at from access_tokens where token_hash = ?');
 const portfoliosOf = database.prepare('select * from portfolios where owner_id = ? order by id');
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
+// The stored form, as src/platform/secrets.ts's hashCredential makes it: an access
+// token that carries its issue time (8 characters after the 9 of "folio_at_", 66 in
+// all) is stored under that time in hex, then the token's SHA-256.
+const TIMED_TOKEN_LENGTH = 66;
+const storedFormOf = (token) => (token.length === TIMED_TOKEN_LENGTH ? Buffer.from(token.slice(9, 17), 'base64url').toString('hex') : '')
+  + createHash('sha256').update(token).digest('hex');
 
 const app = Fastify({ logger: false });
 app.get('/api/v2/portfolios.json', async (request, reply) => {
   const match = BEARER.exec(request.headers.authorization ?? '');
-  const token = match && tokenByHash.get(createHash('sha256').update(match[1]).digest('hex'));
+  const token = match && tokenByHash.get(storedFormOf(match[1]));
   if (!token || token.revoked_at !== null || token.expires_at <= Date.now()) {
     return reply.code(401).send({ error: 'invalid_token' });
   }

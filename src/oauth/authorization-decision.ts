@@ -102,7 +102,7 @@ async function issueCode(request: AuthorizationRequest, userId: number, deps: Au
   const now = deps.clock.now();
   const { application } = request;
   const grant = await deps.grants.findOrCreateActiveGrant(userId, application.id, request.scope, now);
-  const code = generateCredential('authorizationCode', deps.random);
+  const code = generateCredential('authorizationCode', deps.random, now);
   await deps.codes.saveAuthorizationCode({
     codeHash: hashCredential(code),
     grantId: grant.id,

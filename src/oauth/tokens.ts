@@ -39,7 +39,7 @@ export interface TokenResponse {
 
 export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefreshToken: boolean): MintedTokens {
   const issuedAt = deps.clock.now();
-  const accessToken = generateCredential('accessToken', deps.random);
+  const accessToken = generateCredential('accessToken', deps.random, issuedAt);
   const records: IssuedTokens = {
     access: {
       tokenHash: hashCredential(accessToken),
@@ -51,7 +51,7 @@ export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefresh
   };
   if (!withRefreshToken) return { accessToken, records, issuedAt };
 
-  const refreshToken = generateCredential('refreshToken', deps.random);
+  const refreshToken = generateCredential('refreshToken', deps.random, issuedAt);
   records.refresh = {
     tokenHash: hashCredential(refreshToken),
     ...subject,

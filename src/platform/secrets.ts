@@ -1,6 +1,8 @@
 // Opaque credentials (DESIGN §2 "Secrets and tokens"): a type prefix so secret
 // scanners can find leaked values, 256 random bits in base64url, and a checksum
-// so garbage is refused before any database look-up.
+// so garbage is refused before any database look-up. Access tokens, refresh tokens
+// and codes also carry their issue time, before the random bits, so that their
+// stored forms sort in the order they were issued (see hashCredential).
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RandomSource } from './random.ts';
 
@@ -14,8 +16,16 @@ export const credentialPrefixes = {
 
 export type CredentialKind = keyof typeof credentialPrefixes;
 
+/** The kinds issued at a high rate into tables that hold millions of them. */
+export type TimeOrderedKind = 'accessToken' | 'refreshToken' | 'authorizationCode';
+const TIME_ORDERED_PREFIXES: readonly string[] = [
+  credentialPrefixes.accessToken, credentialPrefixes.refreshToken, credentialPrefixes.authorizationCode,
+];
+
 const RANDOM_BYTES = 32;
 const BODY_LENGTH = 43; // base64url of 32 bytes, unpadded
+const TIME_BYTES = 6; // milliseconds since 1970, big-endian: enough until the year 10889
+const TIME_LENGTH = 8; // base64url of 6 bytes, unpadded
 const CHECKSUM_LENGTH = 6;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -25,25 +35,58 @@ function checksum(prefix: string, body: string): string {
   return hash('sha256', prefix + body, 'base64url').slice(0, CHECKSUM_LENGTH);
 }
 
-export function generateCredential(kind: CredentialKind, random: RandomSource): string {
+/**
+ * A new credential. Access tokens, refresh tokens and codes take the time they are
+ * issued at; without one they have the shape all credentials had before it was
+ * added, which stays valid (tokens issued by an earlier release keep working).
+ */
+export function generateCredential(kind: CredentialKind, random: RandomSource): string;
+export function generateCredential(kind: TimeOrderedKind, random: RandomSource, issuedAt: number): string;
+export function generateCredential(kind: CredentialKind, random: RandomSource, issuedAt?: number): string {
   const prefix = credentialPrefixes[kind];
-  const body = random.bytes(RANDOM_BYTES).toString('base64url');
+  let body = random.bytes(RANDOM_BYTES).toString('base64url');
+  if (issuedAt !== undefined) {
+    const time = Buffer.alloc(TIME_BYTES);
+    time.writeUIntBE(issuedAt, 0, TIME_BYTES);
+    body = time.toString('base64url') + body;
+  }
   return prefix + body + checksum(prefix, body);
 }
 
 /** True when `value` has the shape and checksum of a credential of this kind. No I/O. */
 export function isWellFormedCredential(kind: CredentialKind, value: string): boolean {
   const prefix = credentialPrefixes[kind];
-  if (value.length !== prefix.length + BODY_LENGTH + CHECKSUM_LENGTH || !value.startsWith(prefix)) return false;
+  if (!value.startsWith(prefix)) return false;
+  const bodyLength = value.length - prefix.length - CHECKSUM_LENGTH;
+  if (bodyLength !== BODY_LENGTH && !(bodyLength === TIME_LENGTH + BODY_LENGTH && TIME_ORDERED_PREFIXES.includes(prefix))) return false;
   const rest = value.slice(prefix.length);
   if (!BASE64URL.test(rest)) return false;
   // A plain comparison: the checksum is no secret, anyone can compute it from the body.
-  return rest.slice(BODY_LENGTH) === checksum(prefix, rest.slice(0, BODY_LENGTH));
+  return rest.slice(bodyLength) === checksum(prefix, rest.slice(0, bodyLength));
 }
 
-/** The only form in which tokens, codes, session ids and client secrets are stored. */
+/**
+ * The only form in which tokens, codes, session ids and client secrets are stored:
+ * the SHA-256 of the whole credential in hex. For a credential that carries its
+ * issue time, that time in hex comes first, so that the stored forms of new tokens
+ * sort after older ones: each insert into the table's primary-key index lands at its
+ * right-hand end, in pages that the previous inserts already touched, instead of on
+ * a random page of an index far larger than memory, which each commit would write
+ * again whole (README, Performance). The time is no secret: the token response says
+ * it (`created_at`), and the hash still covers all 256 random bits.
+ */
 export function hashCredential(value: string): string {
-  return hash('sha256', value, 'hex');
+  return issueTimeHex(value) + hash('sha256', value, 'hex');
+}
+
+/** The issue time a well-shaped time-ordered credential carries, in 12 hex digits; '' for any other value. */
+function issueTimeHex(value: string): string {
+  for (const prefix of TIME_ORDERED_PREFIXES) {
+    if (value.length !== prefix.length + TIME_LENGTH + BODY_LENGTH + CHECKSUM_LENGTH || !value.startsWith(prefix)) continue;
+    const time = value.slice(prefix.length, prefix.length + TIME_LENGTH);
+    return BASE64URL.test(time) ? Buffer.from(time, 'base64url').toString('hex') : '';
+  }
+  return '';
 }
 
 /** Constant-time comparison of two hex digests (so timing does not reveal a prefix match). */

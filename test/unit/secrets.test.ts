@@ -1,12 +1,17 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import {
   credentialPrefixes, generateClientId, generateCredential, hashCredential, hashesEqual, isWellFormedCredential,
-  type CredentialKind,
+  type CredentialKind, type TimeOrderedKind,
 } from '../../src/platform/secrets.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 
 const kinds = Object.keys(credentialPrefixes) as CredentialKind[];
+const timeOrderedKinds: TimeOrderedKind[] = ['accessToken', 'refreshToken', 'authorizationCode'];
+const ISSUED_AT = Date.UTC(2026, 10, 25, 12, 0, 0, 123);
+/** The checksum as secrets.ts computes it, to build values that pass it. */
+const checksumOf = (prefix: string, body: string) => createHash('sha256').update(prefix + body).digest('base64url').slice(0, 6);
 
 describe('opaque credentials', () => {
   test('carry their type prefix, 43 base64url characters and a 6-character checksum', () => {
@@ -45,6 +50,46 @@ describe('opaque credentials', () => {
     const value = generateCredential('refreshToken', cryptoRandom);
     assert.equal(hashCredential(value), hashCredential(value));
     assert.match(hashCredential(value), /^[0-9a-f]{64}$/);
+  });
+
+  test('access tokens, refresh tokens and codes can carry their issue time in 8 characters before the random 43', () => {
+    for (const kind of timeOrderedKinds) {
+      const prefix = credentialPrefixes[kind];
+      const value = generateCredential(kind, cryptoRandom, ISSUED_AT);
+      assert.equal(value.length, prefix.length + 8 + 43 + 6);
+      assert.equal(Buffer.from(value.slice(prefix.length, prefix.length + 8), 'base64url').readUIntBE(0, 6), ISSUED_AT);
+      assert.equal(isWellFormedCredential(kind, value), true);
+      // The shape without a time stays valid: tokens issued before it was added.
+      assert.equal(isWellFormedCredential(kind, generateCredential(kind, cryptoRandom)), true);
+    }
+  });
+
+  test('the issue time is covered by the checksum', () => {
+    const value = generateCredential('accessToken', cryptoRandom, ISSUED_AT);
+    const position = credentialPrefixes.accessToken.length + 3;
+    const altered = value.slice(0, position) + (value[position] === 'A' ? 'B' : 'A') + value.slice(position + 1);
+    assert.equal(isWellFormedCredential('accessToken', altered), false);
+  });
+
+  test('client secrets and session ids never carry a time: that shape is refused for them', () => {
+    const body = generateCredential('accessToken', cryptoRandom, ISSUED_AT).slice(9, 9 + 51);
+    for (const kind of ['clientSecret', 'session'] as const) {
+      const prefix = credentialPrefixes[kind];
+      assert.equal(isWellFormedCredential(kind, prefix + body + checksumOf(prefix, body)), false, kind);
+    }
+  });
+
+  test('hashCredential puts a carried issue time, in 12 hex digits, before the SHA-256', () => {
+    const value = generateCredential('refreshToken', cryptoRandom, ISSUED_AT);
+    const sha256 = createHash('sha256').update(value).digest('hex');
+    assert.equal(hashCredential(value), ISSUED_AT.toString(16).padStart(12, '0') + sha256);
+    const earlier = generateCredential('refreshToken', cryptoRandom, ISSUED_AT - 1);
+    assert.ok(hashCredential(earlier) < hashCredential(value), 'stored forms sort in issue order');
+    // Without a time, and for every other kind: the SHA-256 alone.
+    const untimed = generateCredential('refreshToken', cryptoRandom);
+    assert.equal(hashCredential(untimed), createHash('sha256').update(untimed).digest('hex'));
+    const secret = generateCredential('clientSecret', cryptoRandom);
+    assert.match(hashCredential(secret), /^[0-9a-f]{64}$/);
   });
 
   test('hashesEqual compares digests and refuses empty or mismatched lengths', () => {

@@ -1,7 +1,7 @@
 // PostgreSQL: each token issue is one statement, so one round trip and one
 // implicit transaction, where a transaction of its own statements took seven
 // (BEGIN, grant, rotation, two inserts, audit event, COMMIT).
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { AccessToken } from '../records.ts';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
@@ -45,19 +45,46 @@ function insertsAfter(gate: string, access: unknown, refresh: unknown, event: un
     issued_event as (${insert('audit_events', AUDIT_EVENT_COLUMNS, event)})`;
 }
 
+/** How stale a grant's last use may be before an issue records it again. */
+const LAST_USE_RESOLUTION_MS = 1000;
+
+/**
+ * The CTE `claimed`: the grant's id while the grant is live (and `condition` holds),
+ * with a lock on its row that a revocation's UPDATE must wait for, so no token lands
+ * on a grant revoked meanwhile. The lock is a shared one: every issue of a
+ * client_credentials client is on one grant, and an exclusive lock held until each
+ * commit had made those issues wait for each other's fsync, one at a time (README,
+ * Performance). The last use is written only when it is a second old, and always
+ * before the shared lock is taken (`shared` reads `touched` first), so no statement
+ * holds a shared lock while it waits for an exclusive one: two of them could
+ * otherwise deadlock. An UPDATE that matches the row already holds a stronger lock
+ * than the shared one, which it then skips.
+ */
+function claimGrant(grantId: number, usedAt: number, condition: RawBuilder<unknown>) {
+  return sql`
+    touched as (
+      update grants set last_used_at = ${usedAt}
+      where id = ${grantId} and revoked_at is null and ${condition}
+        and (last_used_at is null or last_used_at <= ${usedAt}::bigint - ${sql.lit(LAST_USE_RESOLUTION_MS)})
+      returning id
+    ), shared as (
+      select id from grants
+      where id = ${grantId} and revoked_at is null and ${condition} and (select count(*) from touched) = 0
+      for share
+    ), claimed as (select id from touched union all select id from shared)`;
+}
+
 /**
  * Lock order is a grant revocation's: the grant row first, then the refresh token. The
  * inserts read their gate's rows, so they cannot run before those locks are held
  * (PostgreSQL orders independent WITH sub-statements as it likes, but a
  * sub-statement that reads another's RETURNING rows waits for them). A
- * revocation that commits first leaves the grant update matching nothing.
+ * revocation that commits first leaves the grant claim matching nothing.
  */
 export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
   const save = preparedStatement((grantId: number, usedAt: number, access: string, refresh: string, event: string) => ({
     compile: () => sql`
-      with claimed as (
-        update grants set last_used_at = ${usedAt} where id = ${grantId} and revoked_at is null returning id
-      ), ${insertsAfter('claimed', access, refresh, event)}
+      with ${claimGrant(grantId, usedAt, sql`true`)}, ${insertsAfter('claimed', access, refresh, event)}
       select id from claimed`.compile(db),
   }));
 
@@ -65,22 +92,16 @@ export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
   // rotates it. A loser waits for the winner's lock on the token row and, under
   // READ COMMITTED, re-checks the WHERE clause on the rotated row: it matches
   // nothing, and the inserts, which read `rotated`, insert nothing. The grant is
-  // only touched when the token looked rotatable, so a replayed token (reuse
-  // detection's case) leaves it alone; two truly simultaneous requests may both
-  // set its last use, to within the same moment.
+  // only claimed when the token looked rotatable, so a replayed token (reuse
+  // detection's case) leaves its last use alone.
   const rotate = preparedStatement((
     grantId: number, previousHash: string, now: number, access: string, refresh: string, event: string,
   ) => ({
     compile: () => sql`
-      with claimed as (
-        update grants set last_used_at = ${now}
-        where id = ${grantId} and revoked_at is null
-          and exists (
-            select 1 from refresh_tokens
-            where token_hash = ${previousHash} and rotated_at is null and revoked_at is null
-          )
-        returning id
-      ), rotated as (
+      with ${claimGrant(grantId, now, sql`exists (
+        select 1 from refresh_tokens
+        where token_hash = ${previousHash} and rotated_at is null and revoked_at is null
+      )`)}, rotated as (
         update refresh_tokens set rotated_at = ${now}
         where token_hash = ${previousHash} and rotated_at is null and revoked_at is null
           and exists (select 1 from claimed)
@@ -96,12 +117,9 @@ export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
     grantId: number, codeHash: string, now: number, access: string, refresh: string, event: string,
   ) => ({
     compile: () => sql`
-      with claimed as (
-        update grants set last_used_at = ${now}
-        where id = ${grantId} and revoked_at is null
-          and exists (select 1 from authorization_codes where code_hash = ${codeHash} and consumed_at is null)
-        returning id
-      ), consumed as (
+      with ${claimGrant(grantId, now, sql`exists (
+        select 1 from authorization_codes where code_hash = ${codeHash} and consumed_at is null
+      )`)}, consumed as (
         update authorization_codes set consumed_at = ${now}
         where code_hash = ${codeHash} and consumed_at is null
           and exists (select 1 from claimed)

@@ -87,11 +87,13 @@ describe('logger redaction', () => {
   });
 
   test('redactUrl redacts a credential wherever it sits: in the path or under another parameter', () => {
-    const token = generateCredential('accessToken', cryptoRandom);
-    assert.equal(redactUrl(`/api/v2/portfolios/${token}`), '/api/v2/portfolios/folio_at_[redacted]');
-    assert.equal(redactUrl(`/x?foo=${token}&page=2`), '/x?foo=folio_at_[redacted]&page=2');
-    const encoded = encodeURIComponent(token).replace(/_/g, '%5F').replace(/-/g, '%2D');
-    assert.equal(redactUrl(`/x?foo=${encoded}&page=2`), '/x?foo=folio%5Fat%5F[redacted]&page=2');
+    // Both shapes: with the issue time, as tokens are issued now, and without, as before.
+    for (const token of [generateCredential('accessToken', cryptoRandom, Date.now()), generateCredential('accessToken', cryptoRandom)]) {
+      assert.equal(redactUrl(`/api/v2/portfolios/${token}`), '/api/v2/portfolios/folio_at_[redacted]');
+      assert.equal(redactUrl(`/x?foo=${token}&page=2`), '/x?foo=folio_at_[redacted]&page=2');
+      const encoded = encodeURIComponent(token).replace(/_/g, '%5F').replace(/-/g, '%2D');
+      assert.equal(redactUrl(`/x?foo=${encoded}&page=2`), '/x?foo=folio%5Fat%5F[redacted]&page=2');
+    }
   });
 
   test('honours the configured level', () => {

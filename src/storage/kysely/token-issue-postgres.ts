@@ -57,8 +57,8 @@ const LAST_USE_RESOLUTION_MS = 1000;
  * Performance). The last use is written only when it is a second old, and always
  * before the shared lock is taken (`shared` reads `touched` first), so no statement
  * holds a shared lock while it waits for an exclusive one: two of them could
- * otherwise deadlock. An UPDATE that matches the row already holds a stronger lock
- * than the shared one, which it then skips.
+ * otherwise deadlock. When `touched` matched, its UPDATE already holds the row's
+ * exclusive lock and `shared` takes nothing more.
  */
 function claimGrant(grantId: number, usedAt: number, condition: RawBuilder<unknown>) {
   return sql`

@@ -17,10 +17,9 @@ export const credentialPrefixes = {
 export type CredentialKind = keyof typeof credentialPrefixes;
 
 /** The kinds issued at a high rate into tables that hold millions of them. */
-export type TimeOrderedKind = 'accessToken' | 'refreshToken' | 'authorizationCode';
-const TIME_ORDERED_PREFIXES: readonly string[] = [
-  credentialPrefixes.accessToken, credentialPrefixes.refreshToken, credentialPrefixes.authorizationCode,
-];
+const TIME_ORDERED_KINDS = ['accessToken', 'refreshToken', 'authorizationCode'] as const;
+export type TimeOrderedKind = (typeof TIME_ORDERED_KINDS)[number];
+const TIME_ORDERED_PREFIXES: readonly string[] = TIME_ORDERED_KINDS.map((kind) => credentialPrefixes[kind]);
 
 const RANDOM_BYTES = 32;
 const BODY_LENGTH = 43; // base64url of 32 bytes, unpadded

@@ -9,12 +9,14 @@ import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, obtainCode, obtainTokens, tokenRequest,
+  type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, form, obtainCode, obtainTokens, tokenRequest,
 } from '../support/app.ts';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 /** The 8 characters after the type prefix, read back as milliseconds. */
 const issueTimeOf = (credential: string) => Buffer.from(credential.slice('folio_at_'.length, 'folio_at_'.length + 8), 'base64url').readUIntBE(0, 6);
+/** The stored form of a credential issued at `issuedAt`, written out by hand. */
+const storedForm = (credential: string, issuedAt: number) => issuedAt.toString(16).padStart(12, '0') + sha256(credential);
 
 describe('credentials that carry their issue time', () => {
   let t: TestApp;
@@ -30,15 +32,15 @@ describe('credentials that carry their issue time', () => {
   it('issues tokens and codes that carry the time they were issued at, stored under that time and their hash', async () => {
     const { code } = await obtainCode(t, client, user);
     assert.equal(issueTimeOf(code), t.clock.now());
-    const stored = await t.storage.codes.findAuthorizationCode(t.clock.now().toString(16).padStart(12, '0') + sha256(code));
+    const stored = await t.storage.codes.findAuthorizationCode(storedForm(code, t.clock.now()));
     assert.ok(stored, 'the code is stored under its issue time and hash');
 
     t.clock.advance(5_000);
     const tokens = await obtainTokens(t, client, user);
     for (const token of [tokens.access_token, tokens.refresh_token]) assert.equal(issueTimeOf(token), t.clock.now());
     assert.equal(tokens.created_at, Math.floor(issueTimeOf(tokens.access_token) / 1000));
-    assert.ok(await t.storage.tokens.findAccessToken(t.clock.now().toString(16).padStart(12, '0') + sha256(tokens.access_token)));
-    assert.ok(await t.storage.tokens.findRefreshToken(t.clock.now().toString(16).padStart(12, '0') + sha256(tokens.refresh_token)));
+    assert.ok(await t.storage.tokens.findAccessToken(storedForm(tokens.access_token, t.clock.now())));
+    assert.ok(await t.storage.tokens.findRefreshToken(storedForm(tokens.refresh_token, t.clock.now())));
   });
 
   it('stores later tokens under forms that sort after earlier ones', async () => {
@@ -72,9 +74,9 @@ describe('credentials that carry their issue time', () => {
       const api = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(accessToken) });
       assert.equal(api.statusCode, 200, api.body);
       const credentials = { client_id: client.clientId, client_secret: client.clientSecret };
-      const introspected = await t.app.inject({ method: 'POST', url: '/oauth2/introspect', payload: new URLSearchParams({ token: refreshToken, ...credentials }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const introspected = await t.app.inject({ method: 'POST', url: '/oauth2/introspect', ...form({ token: refreshToken, ...credentials }) });
       assert.equal(introspected.json().active, true, introspected.body);
-      const revoked = await t.app.inject({ method: 'POST', url: '/oauth2/revoke', payload: new URLSearchParams({ token: accessToken, ...credentials }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const revoked = await t.app.inject({ method: 'POST', url: '/oauth2/revoke', ...form({ token: accessToken, ...credentials }) });
       assert.equal(revoked.statusCode, 200, revoked.body);
       assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(accessToken) })).statusCode, 401);
     });

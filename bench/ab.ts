@@ -1,9 +1,11 @@
-// Two or more builds of Folio against each other on one SQLite database, in
+// Two or more builds of Folio against each other on one database, in
 // interleaved short loads, for judging one change: prints the median requests a
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
-//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] [--own-databases] NAME=DIST_DIR[:ENV=VALUE,...] ...
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] [--own-databases | --postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
+// The database is a SQLite file, or with --postgres a throwaway database on the
+// local PostgreSQL server (FOLIO_TEST_POSTGRES_URL), dropped at the end.
 // With --own-databases each variant serves a copy of the prepared file instead of the
 // one shared file: for changes to how writes reach the disk (a checkpoint run by one
 // server writes back every server's pages).
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
+import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, runLoad, serveScript, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
 
@@ -24,10 +27,14 @@ const { values: args, positionals } = parseArgs({
     rounds: { type: 'string', default: '6' },
     duration: { type: 'string', default: '3' },
     'own-databases': { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
+// Databases of one PostgreSQL server share its WAL, its buffers and its fsyncs, so
+// a database per variant would separate nothing that matters to a comparison.
+if (args.postgres && args['own-databases']) throw new Error('--own-databases is for SQLite files; PostgreSQL variants share one server whatever the database');
 
 const production = serveScript();
 
@@ -38,7 +45,10 @@ function cpuMs(pid: number): number {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
-const databaseUrl = join(work, 'ab.db');
+const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
+if (args.postgres && adminUrl === undefined) throw new Error('--postgres: no PostgreSQL server answers (set FOLIO_TEST_POSTGRES_URL)');
+const postgresDatabase = adminUrl === undefined ? undefined : await createDatabase(adminUrl, `folio_ab_${process.pid}`);
+const databaseUrl = postgresDatabase?.url ?? join(work, 'ab.db');
 const db = BenchDatabase.open(databaseUrl);
 const fixtures = await db.prepare();
 const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
@@ -67,6 +77,7 @@ try {
     const port = await freePort();
     const variantDb = args['own-databases'] ? await db.copyTo(join(work, `${variants.length}.db`)) : db;
     const bodyFile = join(work, 'body.json');
+    if (dist === '@floor' && args.postgres) throw new Error('@floor reads a SQLite file: not with --postgres');
     if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
       : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), variantDb.url]
@@ -103,5 +114,6 @@ try {
   await Promise.all(variants.map((variant) => variant.server.stop()));
   for (const variant of variants) if (variant.db !== db) await variant.db.close();
   await db.storage.close();
+  if (postgresDatabase !== undefined) await dropDatabase(adminUrl!, postgresDatabase.name);
   rmSync(work, { recursive: true, force: true });
 }

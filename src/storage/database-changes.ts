@@ -20,6 +20,14 @@ import type { Database } from './schema.ts';
  */
 export interface DatabaseChanges {
   version(): number;
+  /**
+   * The same for the client look-ups kept in memory: moves only with writes that
+   * can change an application row (written-tables.ts), this process's, and
+   * another's as far as it can tell (SQLite: any commit; PostgreSQL: a notice
+   * whose payload is APPLICATIONS_CHANGED), so token issue, which writes every
+   * request, leaves them be.
+   */
+  applicationsVersion(): number;
 }
 
 const changesByDatabase = new WeakMap<Kysely<Database>, DatabaseChanges>();
@@ -33,5 +41,7 @@ export function registerDatabaseChanges(db: Kysely<Database>, changes: DatabaseC
   changesByDatabase.set(db, changes);
 }
 
-/** The PostgreSQL NOTIFY channel on which such commits are announced (migration 0006). */
+/** The PostgreSQL NOTIFY channel on which such commits are announced (migrations 0006 and 0007). */
 export const CHANGES_CHANNEL = 'folio_changes';
+/** The payload of a notice that announces a change to applications; the others send ''. */
+export const APPLICATIONS_CHANGED = 'applications';

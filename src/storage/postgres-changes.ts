@@ -1,14 +1,14 @@
-// How a Folio process on PostgreSQL learns that the bearer API's cached reads
+// How a Folio process on PostgreSQL learns that the reads it keeps in memory
 // (kysely/read-cache.ts) may be out of date: its own writes, counted as they are
 // sent and again as they finish, and every other connection's commits to the
-// tables those reads come from, which triggers announce (migration 0006) to a
-// connection of its own that LISTENs. Another instance's revocation is seen
+// tables those reads come from, which triggers announce (migrations 0006 and
+// 0007) to a connection of its own that LISTENs. Another instance's revocation is seen
 // once its notice arrives, usually within a millisecond of its commit; RFC 7009
 // §2.1 allows such a propagation delay and asks that it be kept small. The
 // instance that revoked sees it at once.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CHANGES_CHANNEL, type DatabaseChanges } from './database-changes.ts';
+import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, type DatabaseChanges } from './database-changes.ts';
 
 /** How often the listening connection is asked to prove that it still hears every notice. */
 const HEARTBEAT_EVERY_MS = 500;
@@ -25,11 +25,12 @@ const RECONNECT_AFTER_MS = 1000;
 const CONNECT_TIMEOUT_MS = 2000;
 /** How the listening connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'folio-changes';
-/** Proofs are notices too; any other payload (the triggers send '') announces a change. */
+/** Proofs are notices too; any other payload announces a change: APPLICATIONS_CHANGED to applications, '' to the rest. */
 const PROOF_PREFIX = 'proof:';
 
 export class PostgresChanges implements DatabaseChanges {
   private counter = 0;
+  private applicationsCounter = 0;
   private trustedUntil = -Infinity;
   private listener: pg.Client | undefined;
   /** When the unanswered connect or proof on the listening connection was sent. */
@@ -53,16 +54,26 @@ export class PostgresChanges implements DatabaseChanges {
   ) {}
 
   /** Called as each statement this process sends that can write goes out, and again when it is done. */
-  wrote(): void {
+  wrote(mayChangeApplications: boolean): void {
     this.counter++;
+    if (mayChangeApplications) this.applicationsCounter++;
   }
 
   version(): number {
+    // Unsure what was missed: a new number every time, so nothing read now is kept.
+    if (!this.trusted()) return ++this.counter;
+    return this.counter;
+  }
+
+  applicationsVersion(): number {
+    if (!this.trusted()) return ++this.applicationsCounter;
+    return this.applicationsCounter;
+  }
+
+  private trusted(): boolean {
     // Listening starts with the first cached read: the command line never needs it.
     if (this.heartbeats === undefined && !this.stopped) this.start();
-    // Unsure what was missed: a new number every time, so nothing read now is kept.
-    if (this.elapsed() >= this.trustedUntil) return ++this.counter;
-    return this.counter;
+    return this.elapsed() < this.trustedUntil;
   }
 
   /** Closes the listening connection; from now on nothing is cached. */
@@ -126,6 +137,10 @@ export class PostgresChanges implements DatabaseChanges {
 
   private heard(listener: pg.Client, payload: string): void {
     if (listener !== this.listener) return;
+    if (payload === APPLICATIONS_CHANGED) {
+      this.applicationsCounter++;
+      return;
+    }
     if (!payload.startsWith(PROOF_PREFIX)) {
       this.counter++;
       return;
@@ -135,7 +150,7 @@ export class PostgresChanges implements DatabaseChanges {
     this.awaitedSince = undefined;
     this.awaitedProof = undefined;
     // After a gap in trust (or on a new connection) anything cached before may be out of date.
-    if (this.elapsed() >= this.trustedUntil) this.counter++;
+    if (this.elapsed() >= this.trustedUntil) this.outdateEverything();
     const first = this.trustedUntil === -Infinity;
     this.trustedUntil = sentAt + NOTICES_TRUSTED_FOR_MS;
     if (first) this.onListening(true);
@@ -155,6 +170,11 @@ export class PostgresChanges implements DatabaseChanges {
     this.awaitedSince = undefined;
     this.awaitedProof = undefined;
     this.trustedUntil = -Infinity;
+    this.outdateEverything();
+  }
+
+  private outdateEverything(): void {
     this.counter++;
+    this.applicationsCounter++;
   }
 }

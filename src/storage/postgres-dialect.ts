@@ -5,6 +5,7 @@ import { registerDatabaseChanges } from './database-changes.ts';
 import { PostgresChanges } from './postgres-changes.ts';
 import type { Database } from './schema.ts';
 import { statementName } from './statement-names.ts';
+import { mayChangeApplications } from './written-tables.ts';
 
 // A database that is away must cost a request seconds, not hang it: connecting (or
 // waiting for a free pooled connection) and each query are bounded, and the
@@ -51,8 +52,28 @@ export function createPostgresKysely(connectionString: string, options: Postgres
   return db;
 }
 
+/** Distinct write texts whose classification is kept; Folio sends a few dozen. */
+const CLASSIFIED_TEXTS = 500;
+
+/** mayChangeApplications, worked out once per distinct text: the token issue's statement is long. */
+function rememberingClassification(): (text: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (text) => {
+    let answer = known.get(text);
+    if (answer === undefined) {
+      if (known.size >= CLASSIFIED_TEXTS) known.clear();
+      answer = mayChangeApplications(text);
+      known.set(text, answer);
+    }
+    return answer;
+  };
+}
+
 /** Folio's reads are plain SELECTs; anything else (BEGIN and COMMIT too) is counted as a write. */
 const READ = /^\s*select\b/i;
+/** How Kysely opens and ends a transaction. */
+const TRANSACTION_START = /^\s*(?:begin|start\s+transaction)\b/i;
+const TRANSACTION_END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
 
 /**
  * Kysely sends every query unnamed, which PostgreSQL parses and plans afresh each
@@ -63,11 +84,31 @@ const READ = /^\s*select\b/i;
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */
 function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): PostgresPool {
+  const writesApplications = rememberingClassification();
   // One wrapper per pooled client, for as long as it lives: Kysely keys its
   // connection objects by what connect() returns (a WeakMap), so a fresh wrapper
   // on every checkout would build a new one per query and fill that map.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    // Whether the transaction open on this connection wrote what can change an
+    // application. Other connections see such a change only from its COMMIT, so
+    // the COMMIT counts as that write too, and a transaction of token writes
+    // (a revocation) leaves the client look-ups be.
+    let transactionChangesApplications = false;
+    const changesApplications = (text: string) => {
+      if (TRANSACTION_START.test(text)) {
+        transactionChangesApplications = false;
+        return false;
+      }
+      if (TRANSACTION_END.test(text)) {
+        const changed = transactionChangesApplications;
+        transactionChangesApplications = false;
+        return changed;
+      }
+      const changes = writesApplications(text);
+      transactionChangesApplications ||= changes;
+      return changes;
+    };
     const query = (text: string, parameters: readonly unknown[]) => {
       const name = statementName(text);
       const values = parameters as unknown[];
@@ -76,8 +117,9 @@ function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): Post
       // Counted as it goes out, so a read that overlaps it keeps nothing, and again
       // once it is done (committed, for a statement outside a transaction), so a read
       // that began in between, and saw the rows from before, keeps nothing either.
-      changes.wrote();
-      return sent.finally(() => changes.wrote());
+      const applications = changesApplications(text);
+      changes.wrote(applications);
+      return sent.finally(() => changes.wrote(applications));
     };
     // Only the (sql, parameters) form: the cursor form serves Kysely's streaming,
     // which needs a cursor class in the dialect's options, and Folio gives none.

@@ -5,6 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
+import { mayChangeApplications } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
@@ -27,41 +28,58 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 
-/** The connection's side of DatabaseChanges (database-changes.ts): `wrote` is called before each statement that can write. */
+/**
+ * The connection's side of DatabaseChanges (database-changes.ts): `wrote` is
+ * called before each statement that can write, saying whether it can change an
+ * application row (written-tables.ts).
+ */
 function countingChanges(database: SqliteDatabase.Database) {
   const dataVersion = database.prepare('pragma data_version').pluck();
   let version = 0;
+  let applicationsVersion = 0;
   let lastDataVersion: unknown;
   let checkedThisTurn = false;
   const nextTurn = () => { checkedThisTurn = false; };
-  return {
-    wrote() {
+  // PRAGMA data_version costs two fcntl calls and an fstat: made for every
+  // read it cost the cached bearer GET a tenth of its throughput (README,
+  // Performance). Once per turn of the event loop, it is shared by every
+  // request that turn serves. Another process's commit is seen from the next
+  // turn on (this process's writes at once); what it wrote is unknown, so it
+  // outdates everything.
+  const seeOtherProcesses = () => {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(nextTurn);
+    const external = dataVersion.get();
+    if (external !== lastDataVersion) {
+      lastDataVersion = external;
       version++;
+      applicationsVersion++;
+    }
+  };
+  return {
+    wrote(mayChangeApplications: boolean) {
+      version++;
+      if (mayChangeApplications) applicationsVersion++;
     },
     version() {
-      // PRAGMA data_version costs two fcntl calls and an fstat: made for every
-      // read it cost the cached bearer GET a tenth of its throughput (README,
-      // Performance). Once per turn of the event loop, it is shared by every
-      // request that turn serves. Another process's commit is seen from the next
-      // turn on (this process's writes at once).
-      if (!checkedThisTurn) {
-        checkedThisTurn = true;
-        setImmediate(nextTurn);
-        const external = dataVersion.get();
-        if (external !== lastDataVersion) {
-          lastDataVersion = external;
-          version++;
-        }
-      }
+      seeOtherProcesses();
       return version;
+    },
+    applicationsVersion() {
+      seeOtherProcesses();
+      return applicationsVersion;
     },
   };
 }
 
-function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: () => void): SqliteStatement {
+type Wrote = (mayChangeApplications: boolean) => void;
+
+function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote): SqliteStatement {
   const rows = statement.reader ? statement.raw(true) : statement;
   // Counted before it runs: a read cached meanwhile is already out of date.
-  const counted = statement.readonly ? () => {} : wrote;
+  const changesApplications = mayChangeApplications(statement.source);
+  const counted = statement.readonly ? () => {} : () => wrote(changesApplications);
   let names: string[] = [];
   let build: RowBuilder = rowBuilder(names);
   const objectsOf = (values: unknown[][]) => {
@@ -95,7 +113,7 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: () => v
  * A cached statement is safe to reuse: better-sqlite3 runs it to completion
  * synchronously, and re-prepares it itself after a schema change.
  */
-function cachingStatements(database: SqliteDatabase.Database, wrote: () => void): KyselySqliteDatabase {
+function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote): KyselySqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),

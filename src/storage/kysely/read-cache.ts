@@ -1,16 +1,19 @@
-// The bearer API's two reads, the access token by its hash and its user's
-// portfolios, answered from memory while nothing in the database has changed.
-// Through Kysely and better-sqlite3 they were more than half the server's CPU on
-// `GET /api/v2/portfolios` (README, Performance). The counter that says when to
-// forget them (database-changes.ts) sees every write on SQLite at once, and on
-// PostgreSQL this process's writes at once and other instances' commits when
-// their notices arrive.
-import type { AccessToken, Portfolio } from '../records.ts';
-import type { PortfolioStore, TokenStore } from '../stores.ts';
+// Reads answered from memory while nothing they come from has changed: the
+// bearer API's two, the access token by its hash and its user's portfolios
+// (through Kysely and better-sqlite3 they were more than half the server's CPU
+// on `GET /api/v2/portfolios`), and the application by its client id, which
+// every token, introspection and revocation request looks up (on PostgreSQL a
+// round trip of the token endpoint's two or three; README, Performance). The
+// counters that say when to forget them (database-changes.ts) see every write
+// on SQLite at once, and on PostgreSQL this process's writes at once and other
+// instances' commits when their notices arrive.
+import type { AccessToken, Application, Portfolio } from '../records.ts';
+import type { ApplicationStore, PortfolioStore, TokenStore } from '../stores.ts';
 
 /** Entries held; the oldest goes first when full. A few MB at most. */
 export const CACHED_ACCESS_TOKENS = 4096;
 export const CACHED_PORTFOLIO_LISTS = 512;
+export const CACHED_APPLICATIONS = 1024;
 
 /**
  * Values read at the database's current version, forgotten all at once when the
@@ -91,4 +94,20 @@ export function cachingBearerReads(
     portfolios: overriding(portfolios, 'listPortfoliosOwnedBy',
       (ownerId) => portfolioLists.get(ownerId, readPortfolios) as Promise<Portfolio[]>),
   };
+}
+
+/**
+ * Client look-ups from memory, kept across token issues: `version` moves only
+ * with writes that can change an application (DatabaseChanges.applicationsVersion).
+ */
+export function cachingClientLookups(applications: ApplicationStore, version: () => number): ApplicationStore {
+  const byClientId = new VersionedCache<string, Application>(CACHED_APPLICATIONS, version);
+  const read = async (clientId: string) => {
+    const application = await applications.findApplicationByClientId(clientId);
+    if (application === undefined) return undefined;
+    Object.freeze(application.redirectUris);
+    Object.freeze(application.scopes);
+    return Object.freeze(application);
+  };
+  return overriding(applications, 'findApplicationByClientId', (clientId) => byClientId.get(clientId, read));
 }

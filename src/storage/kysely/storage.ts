@@ -16,7 +16,7 @@ import { issueInOneStatement } from './token-issue-postgres.ts';
 import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
 import { groupCommit } from './transactions.ts';
-import { cachingBearerReads } from './read-cache.ts';
+import { cachingBearerReads, cachingClientLookups } from './read-cache.ts';
 import { databaseChanges } from '../database-changes.ts';
 import { KyselyUserStore } from './users.ts';
 
@@ -32,10 +32,12 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
   // The bearer API's reads come from memory while the database is unchanged (read-cache.ts).
   const changes = databaseChanges(db);
   const { tokens, portfolios } = changes === undefined ? bearerReads : cachingBearerReads(bearerReads, () => changes.version());
+  const applicationStore = mappingErrors(new KyselyApplicationStore(db));
+  const applications = changes === undefined ? applicationStore : cachingClientLookups(applicationStore, () => changes.applicationsVersion());
   return {
     kind,
     users: mappingErrors(new KyselyUserStore(db)),
-    applications: mappingErrors(new KyselyApplicationStore(db)),
+    applications,
     grants: mappingErrors(new KyselyGrantStore(db)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
     tokens,

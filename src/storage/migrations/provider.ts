@@ -8,6 +8,7 @@ import { purgeIndexesMigration } from './0003-purge-indexes.ts';
 import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.ts';
 import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
 import { changeNoticesMigration } from './0006-change-notices.ts';
+import { applicationNoticesMigration } from './0007-application-notices.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -20,6 +21,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
       '0005-token-origin-code': tokenOriginCodeMigration(),
       '0006-change-notices': changeNoticesMigration(this.kind),
+      '0007-application-notices': applicationNoticesMigration(this.kind),
     };
   }
 }

@@ -1,0 +1,35 @@
+// Which of this process's statements can change an application row, judged from
+// their SQL text, so that the client look-ups kept in memory (kysely/read-cache.ts)
+// are forgotten on such a write only, and not on every token issue.
+
+/** The table each INSERT, UPDATE or DELETE in a statement writes, CTEs' included. */
+const WRITE_TARGET = /\b(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+"?(\w+)"?/gi;
+
+/** A statement that begins otherwise (BEGIN, COMMIT, DDL, a pragma) is taken to change anything. */
+const DATA_WRITE = /^\s*(?:insert|update|delete|with)\b/i;
+
+/**
+ * Tables whose rows no application row depends on: writing them changes no
+ * application, by cascade or trigger. An application's only parent is its owner
+ * (users), whose deletion cascades to it, so users is not here.
+ */
+const BESIDE_APPLICATIONS = new Set([
+  'access_tokens', 'refresh_tokens', 'authorization_codes', 'grants', 'consents', 'audit_events',
+  'sessions', 'login_failures', 'portfolios', 'secret_reveals',
+]);
+
+/**
+ * False only when every table the statement writes is one no application depends
+ * on; true for anything it cannot read that way (an unknown table, an upsert's
+ * `do update`, a statement that is not a plain data write), which costs no more
+ * than a look-up read afresh.
+ */
+export function mayChangeApplications(text: string): boolean {
+  if (!DATA_WRITE.test(text)) return true;
+  let targets = 0;
+  for (const [, table] of text.matchAll(WRITE_TARGET)) {
+    if (!BESIDE_APPLICATIONS.has(table!.toLowerCase())) return true;
+    targets++;
+  }
+  return targets === 0;
+}

@@ -1,0 +1,243 @@
+// Client look-ups from memory (cachingClientLookups in src/storage/kysely/read-cache.ts):
+// kept across the token endpoint's own writes, which are every request, and
+// forgotten on any change to an application: this process's at once, another
+// SQLite process's from the next turn of the event loop, another PostgreSQL
+// instance's when its notice arrives. A look-up answered from memory is the very
+// object handed out before, which is how these tests tell.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { hashCredential } from '../../src/platform/secrets.ts';
+import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
+import { createPostgresKysely } from '../../src/storage/dialects.ts';
+import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
+import { NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
+import type { Application } from '../../src/storage/records.ts';
+import type { Database } from '../../src/storage/schema.ts';
+import type { Storage } from '../../src/storage/stores.ts';
+import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { postgresServerUrl } from './contract.ts';
+import {
+  accessTokenFor, auditEvent, codeFor, createGrant, MINUTE, rawToken, T0, tokenPairFor,
+} from './fixtures.ts';
+
+/** Polls `check` until it holds, failing after `withinMs`: for what another connection's notice brings. */
+async function eventually(check: () => Promise<boolean> | boolean, withinMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** What one token endpoint's requests write: an issue, a rotation, a code redemption, and a revocation. */
+async function tokenEndpointWrites(storage: Storage, issuer: Awaited<ReturnType<typeof createGrant>>): Promise<void> {
+  const { grant } = issuer;
+  assert.equal(await storage.tokens.saveTokens({ access: accessTokenFor(grant) }), true);
+  const pair = tokenPairFor(grant);
+  assert.equal(await storage.tokens.saveTokens(pair), true);
+  assert.equal(await storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE), true);
+  const code = codeFor(grant);
+  await storage.codes.saveAuthorizationCode(code);
+  assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE), true);
+  assert.equal(await storage.tokens.revokeAccessToken(pair.access.tokenHash, T0 + MINUTE, auditEvent('token.revoked')), true);
+}
+
+describe('client look-ups from memory on a SQLite file', () => {
+  let directory: string;
+  let file: string;
+  let storage: OpenedStorage;
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'folio-client-lookups-'));
+    file = join(directory, 'folio.db');
+    storage = await openStorage(file);
+    await storage.migrate();
+  });
+  afterEach(async () => {
+    await storage.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('answers from memory across token issue, rotation, code redemption and revocation', async () => {
+    const issuer = await createGrant(storage);
+    const first = await storage.applications.findApplicationByClientId(issuer.application.clientId);
+    assert.equal(first?.id, issuer.application.id);
+    await tokenEndpointWrites(storage, issuer);
+    assert.equal(await storage.applications.findApplicationByClientId(issuer.application.clientId), first);
+  });
+
+  it('sees an application edited, given a new secret and deleted through this storage at once', async () => {
+    const { application } = await createGrant(storage);
+    const lookUp = () => storage.applications.findApplicationByClientId(application.clientId);
+    await lookUp();
+    await storage.applications.updateApplication(application.id, application.ownerId, { name: 'Renamed' }, T0 + MINUTE, () => auditEvent('application.updated'));
+    assert.equal((await lookUp())?.name, 'Renamed');
+    const secretHash = hashCredential(rawToken('secret'));
+    assert.equal(await storage.applications.replaceApplicationSecret(application.id, secretHash, T0 + MINUTE, auditEvent('application.secret_rotated')), true);
+    assert.equal((await lookUp())?.secretHash, secretHash);
+    assert.equal(await storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted')), true);
+    assert.equal(await lookUp(), undefined);
+  });
+
+  it("sees another process's new secret from the next turn of the event loop", async () => {
+    const { application } = await createGrant(storage);
+    await storage.applications.findApplicationByClientId(application.clientId);
+    // What a second server on the same file would do.
+    const other = await openStorage(file);
+    const secretHash = hashCredential(rawToken('secret'));
+    try {
+      await other.applications.replaceApplicationSecret(application.id, secretHash, T0 + MINUTE, auditEvent('application.secret_rotated'));
+    } finally {
+      await other.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await storage.applications.findApplicationByClientId(application.clientId))?.secretHash, secretHash);
+  });
+
+  it('hands out records no caller can change for the next one', async () => {
+    const { application } = await createGrant(storage);
+    const found = (await storage.applications.findApplicationByClientId(application.clientId))!;
+    assert.throws(() => { (found as { secretHash: string | null }).secretHash = null; }, TypeError);
+    assert.throws(() => { found.redirectUris.push('https://evil.example/'); }, TypeError);
+    assert.throws(() => { found.scopes.push('write'); }, TypeError);
+    assert.equal((await storage.applications.findApplicationByClientId(application.clientId))!.secretHash, application.secretHash);
+  });
+});
+
+/** Whether a counter stands still, i.e. whether a value read now would be kept. */
+const trusted = (version: () => number) => version() === version();
+
+describe('client look-ups from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
+  let oneDb: Kysely<Database>;
+  let one: OpenedStorage;
+  let two: OpenedStorage;
+  before(async () => {
+    const url = await database.create();
+    oneDb = createPostgresKysely(url);
+    one = createKyselyStorage(oneDb, 'postgres');
+    await one.migrate();
+    two = await openStorage(url);
+  });
+  after(async () => {
+    await one?.close();
+    await two?.close();
+    await database.drop();
+  });
+
+  /** An application whose look-up instance one holds in memory, once its listener is up. */
+  async function cachedApplication(): Promise<{ issuer: Awaited<ReturnType<typeof createGrant>>; held: Application }> {
+    const issuer = await createGrant(two);
+    const changes = databaseChanges(oneDb)!;
+    await eventually(() => trusted(() => changes.applicationsVersion()), 2000, 'instance one listens');
+    const held = (await one.applications.findApplicationByClientId(issuer.application.clientId))!;
+    assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
+    return { issuer, held };
+  }
+
+  it("keeps a look-up across both instances' token issues, rotations, redemptions and revocations", async () => {
+    const { issuer, held } = await cachedApplication();
+    const bearerVersion = databaseChanges(oneDb)!.version();
+    await tokenEndpointWrites(one, issuer);
+    await tokenEndpointWrites(two, issuer);
+    // The other instance's revocation was announced: the bearer reads are forgotten, the look-up is not.
+    await eventually(() => databaseChanges(oneDb)!.version() !== bearerVersion, 1000, 'the revocation heard');
+    assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
+  });
+
+  it('sees its own new secret at once', async () => {
+    const { issuer } = await cachedApplication();
+    const secretHash = hashCredential(rawToken('secret'));
+    await one.applications.replaceApplicationSecret(issuer.application.id, secretHash, T0 + MINUTE, auditEvent('application.secret_rotated'));
+    assert.equal((await one.applications.findApplicationByClientId(issuer.application.clientId))?.secretHash, secretHash);
+  });
+
+  it('sees its own change at once from the commit, though another connection read the row before it', async () => {
+    const { issuer: { application } } = await cachedApplication();
+    const lookUp = () => one.applications.findApplicationByClientId(application.clientId);
+    await oneDb.transaction().execute(async (trx) => {
+      await trx.updateTable('applications').set({ name: 'Committed' }).where('id', '=', application.id).execute();
+      // On another pooled connection: the row as committed so far, kept in memory.
+      assert.equal((await lookUp())?.name, application.name);
+    });
+    // Before the trigger's notice can arrive: the COMMIT itself counted as the change.
+    assert.equal((await lookUp())?.name, 'Committed');
+  });
+
+  it("sees the other instance's edit, new secret and deletion once its notice arrives", async () => {
+    const { issuer: { application } } = await cachedApplication();
+    const lookUp = () => one.applications.findApplicationByClientId(application.clientId);
+    await two.applications.updateApplication(application.id, application.ownerId, { confidential: false }, T0 + MINUTE, () => auditEvent('application.updated'));
+    await eventually(async () => (await lookUp())?.confidential === false, 1000, 'the edit seen');
+    const secretHash = hashCredential(rawToken('secret'));
+    await two.applications.replaceApplicationSecret(application.id, secretHash, T0 + MINUTE, auditEvent('application.secret_rotated'));
+    await eventually(async () => (await lookUp())?.secretHash === secretHash, 1000, 'the new secret seen');
+    await two.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted'));
+    await eventually(async () => (await lookUp()) === undefined, 1000, 'the deletion seen');
+  });
+
+  it('answers from memory: a change no notice announces is not seen', async () => {
+    const { issuer: { application }, held } = await cachedApplication();
+    // Behind the trigger's back, as only a database administrator can, from a third set of connections.
+    const other = createPostgresKysely(database.url);
+    try {
+      await sql`alter table applications disable trigger applications_changed`.execute(other);
+      try {
+        await other.updateTable('applications').set({ name: 'Unannounced' }).where('id', '=', application.id).execute();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(await one.applications.findApplicationByClientId(application.clientId), held);
+      } finally {
+        await sql`alter table applications enable trigger applications_changed`.execute(other);
+      }
+    } finally {
+      await other.destroy();
+    }
+  });
+});
+
+describe('PostgresChanges: the applications counter', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
+  before(async () => { await database.create(); });
+  after(async () => { await database.drop(); });
+
+  it("moves with this process's writes that can change an application, with an applications notice, and whenever it is unsure", async () => {
+    let clock = 0;
+    const changes = new PostgresChanges(database.url, () => {}, () => clock);
+    const applications = () => changes.applicationsVersion();
+    try {
+      assert.equal(trusted(applications), false); // not listening yet
+      await eventually(() => trusted(applications), 2000, 'listening');
+
+      const standing = applications();
+      changes.wrote(false);
+      assert.equal(applications(), standing);
+      changes.wrote(true);
+      assert.equal(applications(), standing + 1);
+
+      // A token revocation's notice ('') moves the bearer counter only; an application's, this one only.
+      const bearer = changes.version();
+      const other = createPostgresKysely(database.url);
+      try {
+        await sql`select pg_notify(${CHANGES_CHANNEL}, '')`.execute(other);
+        await eventually(() => changes.version() !== bearer, 1000, 'the bearer notice counted');
+        assert.equal(applications(), standing + 1);
+        await sql`select pg_notify(${CHANGES_CHANNEL}, ${APPLICATIONS_CHANGED})`.execute(other);
+        await eventually(() => applications() !== standing + 1, 1000, 'the applications notice counted');
+        assert.equal(changes.version(), bearer + 1);
+      } finally {
+        await other.destroy();
+      }
+
+      // No proof heard back in time: nothing read now is kept, on either counter.
+      clock += NOTICES_TRUSTED_FOR_MS;
+      assert.equal(trusted(applications), false);
+      await eventually(() => trusted(applications), 2000, 'trusted again');
+    } finally {
+      await changes.stop();
+    }
+  });
+});

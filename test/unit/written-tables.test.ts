@@ -1,0 +1,65 @@
+// Which statements can change an application (src/storage/written-tables.ts),
+// read off the SQL texts Kysely compiles for both dialects, as Folio sends them.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from '../../src/storage/schema.ts';
+import { mayChangeApplications } from '../../src/storage/written-tables.ts';
+
+// Compiling needs no connection: neither dialect's driver is ever asked for one.
+const dialects = {
+  sqlite: new Kysely<Database>({ dialect: new SqliteDialect({ database: async () => { throw new Error('unused'); } }) }),
+  postgres: new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => { throw new Error('unused'); } }) }),
+};
+
+for (const [name, db] of Object.entries(dialects)) {
+  describe(`mayChangeApplications on ${name}'s SQL`, () => {
+    it('says no for the writes of token issue, revocation, sign-in and the purge', () => {
+      const texts = [
+        db.insertInto('access_tokens').values({
+          token_hash: 'h', grant_id: 1, application_id: 1, user_id: 1, scope: 'read', created_at: 0, expires_at: 1, revoked_at: null, origin_code_hash: null,
+        }),
+        db.insertInto('audit_events').values({ type: 'token.issued', user_id: 1, application_id: 1, ip: null, detail: '{}', created_at: 0 }),
+        db.updateTable('grants').set({ last_used_at: 1 }).where('id', '=', 1).where('revoked_at', 'is', null),
+        db.updateTable('refresh_tokens').set({ rotated_at: 1 }).where('token_hash', '=', 'h'),
+        db.updateTable('authorization_codes').set({ consumed_at: 1 }).where('code_hash', '=', 'h'),
+        db.updateTable('access_tokens').set({ revoked_at: 1 }).where('grant_id', 'in', db.selectFrom('grants').select('id').where('application_id', '=', 1)),
+        db.insertInto('sessions').values({ id_hash: 'h', user_id: 1, created_at: 0, expires_at: 1, last_seen_at: 0 } as never),
+        db.deleteFrom('access_tokens').where('expires_at', '<', 1),
+      ].map((query) => query.compile().sql);
+      for (const text of texts) assert.equal(mayChangeApplications(text), false, text);
+    });
+
+    it("says no for one statement of several writes, none of them an application's (PostgreSQL's token issue)", () => {
+      const text = sql`with touched as (update grants set last_used_at = 1 where id = 1 returning id),
+        issued_access as (insert into "access_tokens" (token_hash) select 'h' from touched),
+        issued_event as (insert into "audit_events" (type) select 'token.issued' from touched)
+        select id from touched`.compile(db).sql;
+      assert.equal(mayChangeApplications(text), false);
+    });
+
+    it("says yes for a write to applications or to users, whose deletion cascades to their applications", () => {
+      const texts = [
+        db.updateTable('applications').set({ secret_hash: 'h', updated_at: 1 }).where('id', '=', 1),
+        db.deleteFrom('applications').where('id', '=', 1),
+        db.deleteFrom('users').where('id', '=', 1),
+        db.updateTable('users').set({ name: 'n' }).where('id', '=', 1),
+        db.insertInto('applications').values({
+          owner_id: 1, name: 'n', client_id: 'c', secret_hash: null, redirect_uris: '[]', confidential: 1, pkce_required: 0, scopes: 'read', created_at: 0, updated_at: 0,
+        } as never),
+      ].map((query) => query.compile().sql);
+      for (const text of texts) assert.equal(mayChangeApplications(text), true, text);
+    });
+
+    it('says yes when one of several writes is to applications, or when it cannot tell', () => {
+      const mixed = sql`with revoked as (update access_tokens set revoked_at = 1 returning grant_id)
+        delete from applications where id in (select grant_id from revoked)`.compile(db).sql;
+      const upsert = db.insertInto('consents').values({ user_id: 1, application_id: 1, scope: 'read', created_at: 0 } as never)
+        .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).doUpdateSet({ scope: 'read' })).compile().sql;
+      for (const text of [mixed, upsert, 'begin', 'commit', 'rollback', 'savepoint folio_write', 'alter table applications add column x int',
+        'drop table applications', 'truncate applications', 'pragma foreign_keys = on', 'with x as (select 1) select * from x']) {
+        assert.equal(mayChangeApplications(text), true, text);
+      }
+    });
+  });
+}

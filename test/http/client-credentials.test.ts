@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { cryptoRandom } from '../../src/platform/random.ts';
-import { generateCredential } from '../../src/platform/secrets.ts';
+import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, type TestClient, assertError, basic, bearer, createClient, createPortfolio, createTestApp, createUser, tokenRequest,
 } from '../support/app.ts';
+import { createTestStorage } from '../support/storage.ts';
 
 function clientCredentials(t: TestApp, client: TestClient, extra: Record<string, string> = {}) {
   return tokenRequest(t, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, ...extra });
@@ -110,6 +111,64 @@ describe('client credentials grant', () => {
       const response = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(token) });
       assert.equal(response.statusCode, 401);
       assert.equal(response.json().error, 'invalid_token');
+    });
+  });
+
+  describe('the grant its tokens go on, remembered between issues', () => {
+    async function grantOf(token: string): Promise<number> {
+      return (await t.storage.tokens.findAccessToken(hashCredential(token)))!.grantId;
+    }
+
+    it('issues every token of the application on its one live grant, looking the grant up once', async () => {
+      const storage = await createTestStorage();
+      let lookUps = 0;
+      const grants = storage.grants;
+      // The same store, with its look-up counted.
+      const countingGrants: typeof grants = Object.assign(Object.create(grants) as typeof grants, {
+        findOrCreateActiveGrant: (...args: Parameters<typeof grants.findOrCreateActiveGrant>) => {
+          lookUps++;
+          return grants.findOrCreateActiveGrant(...args);
+        },
+      });
+      const counted = await createTestApp({}, { storage: { ...storage, grants: countingGrants } });
+      try {
+        const countedOwner = await createUser(counted);
+        const countedClient = await createClient(counted, countedOwner);
+        const tokens: string[] = [];
+        for (let index = 0; index < 3; index++) {
+          const response = await clientCredentials(counted, countedClient);
+          assert.equal(response.statusCode, 200, response.body);
+          tokens.push(response.json().access_token);
+        }
+        assert.equal(lookUps, 1);
+        const grantIds = await Promise.all(tokens.map(async (token) => (await storage.tokens.findAccessToken(hashCredential(token)))!.grantId));
+        assert.equal(new Set(grantIds).size, 1);
+      } finally {
+        await counted.close();
+        await storage.close();
+      }
+    });
+
+    it('after the owner disconnects the application, issues the next token on a new live grant', async () => {
+      const first = (await clientCredentials(t, client)).json().access_token;
+      const revokedGrant = await grantOf(first);
+      await t.storage.grants.disconnectApplication(revokedGrant, t.clock.now(), {
+        type: 'grant.revoked', userId: owner.id, applicationId: client.application.id, ip: null, detail: {}, createdAt: t.clock.now(),
+      });
+
+      const response = await clientCredentials(t, client);
+      assert.equal(response.statusCode, 200, response.body);
+      const second = response.json().access_token;
+      const liveGrant = await grantOf(second);
+      assert.notEqual(liveGrant, revokedGrant);
+      assert.equal((await t.storage.grants.findGrant(liveGrant))!.revokedAt, null);
+      assert.notEqual((await t.storage.grants.findGrant(revokedGrant))!.revokedAt, null);
+      // Nothing was issued on the revoked grant: its one token is the revoked first one.
+      const api = (token: string) => t.app.inject({ method: 'GET', url: '/api/v2/portfolios.json', headers: bearer(token) });
+      assert.equal((await api(first)).statusCode, 401);
+      assert.equal((await api(second)).statusCode, 200);
+      const issued = (await t.storage.audit.listEventsForUser(owner.id, 20)).filter((event) => event.type === 'token.issued');
+      assert.deepEqual(issued.map((event) => event.detail.grant_id).sort(), [revokedGrant, liveGrant].sort());
     });
   });
 });

@@ -61,9 +61,16 @@ const CREDENTIAL = new RegExp(
   'gi',
 );
 
+/**
+ * What every match of CREDENTIAL holds, whatever its case and encoding: most URLs
+ * hold none, and testing for it costs a fraction of the replace, which cost an
+ * access-log line several µs (README, Performance).
+ */
+const MAY_HOLD_CREDENTIAL = /folio(?:_|%5f)/i;
+
 /** Replaces the values of credential-bearing query parameters, and any credential, in a path or URL. */
 export function redactUrl(original: string): string {
-  const url = original.replace(CREDENTIAL, `$1${REDACTED}`);
+  const url = MAY_HOLD_CREDENTIAL.test(original) ? original.replace(CREDENTIAL, `$1${REDACTED}`) : original;
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;
   const query = url.slice(queryStart + 1).split('&').map((pair) => {
@@ -97,6 +104,26 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
   };
 }
 
+/** One member of an object's JSON, with its leading comma, or '' for a value JSON.stringify leaves out. */
+function jsonMember(name: string, value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  return json === undefined ? '' : `,"${name}":${json}`;
+}
+
+/**
+ * `JSON.stringify(serializeRequest(req))`, the same text made member by member
+ * without the object in between: cheaper on the access log's path. The names
+ * need no escaping.
+ */
+function serializedRequestJson(req: LoggableRequest): string {
+  const members = jsonMember('method', req.method)
+    + jsonMember('url', typeof req.url === 'string' ? redactUrl(req.url) : req.url)
+    + jsonMember('host', req.host ?? req.headers?.host)
+    + jsonMember('remoteAddress', req.ip ?? req.socket?.remoteAddress)
+    + jsonMember('remotePort', req.socket?.remotePort);
+  return `{${members.slice(1)}}`;
+}
+
 export interface AccessLogEntry {
   reqId: string;
   req: LoggableRequest;
@@ -109,8 +136,8 @@ export interface AccessLogEntry {
  * Writes the line `logger.child({ reqId }).info({ req, res: { statusCode }, responseTime },
  * 'request completed')` would, to the same stream and at the same level, but
  * assembled directly: pino's generic path (formatters, serializers, a stringifier
- * per key) cost ~11 µs a line, a tenth of a bearer API request's CPU; this ~1 µs.
- * Its only free text is the request, which goes through the same serializer.
+ * per key) cost ~11 µs a line, a tenth of a bearer API request's CPU. Its only
+ * free text is the request, whose members are the serializer's.
  */
 export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) => void {
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym]!;
@@ -119,7 +146,7 @@ export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) =
   return ({ reqId, req, statusCode, responseTime }) => {
     if (!logger.isLevelEnabled('info')) return;
     stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(reqId)},`
-      + `"req":${JSON.stringify(serializeRequest(req))},"res":{"statusCode":${statusCode}},`
+      + `"req":${serializedRequestJson(req)},"res":{"statusCode":${statusCode}},`
       + `"responseTime":${JSON.stringify(responseTime)},"msg":"request completed"}\n`);
   };
 }

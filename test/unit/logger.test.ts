@@ -93,6 +93,9 @@ describe('logger redaction', () => {
       assert.equal(redactUrl(`/x?foo=${token}&page=2`), '/x?foo=folio_at_[redacted]&page=2');
       const encoded = encodeURIComponent(token).replace(/_/g, '%5F').replace(/-/g, '%2D');
       assert.equal(redactUrl(`/x?foo=${encoded}&page=2`), '/x?foo=folio%5Fat%5F[redacted]&page=2');
+      // Any case, and the lower-case escape: what the quick test for a prefix must not miss.
+      const shouted = `FOLIO%5fAT%5f${token.slice('folio_at_'.length)}`;
+      assert.equal(redactUrl(`/api/v2/portfolios/${shouted}`), '/api/v2/portfolios/FOLIO%5fAT%5f[redacted]');
     }
   });
 

@@ -5,34 +5,21 @@
 // instance's when its notice arrives. A look-up answered from memory is the very
 // object handed out before, which is how these tests tell.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
 import { NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
 import type { Application } from '../../src/storage/records.ts';
-import type { Database } from '../../src/storage/schema.ts';
 import type { Storage } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl } from './contract.ts';
 import {
   accessTokenFor, auditEvent, codeFor, createGrant, MINUTE, rawToken, T0, tokenPairFor,
 } from './fixtures.ts';
-
-/** Polls `check` until it holds, failing after `withinMs`: for what another connection's notice brings. */
-async function eventually(check: () => Promise<boolean> | boolean, withinMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** What one token endpoint's requests write: an issue, a rotation, a code redemption, and a revocation. */
 async function tokenEndpointWrites(storage: Storage, issuer: Awaited<ReturnType<typeof createGrant>>): Promise<void> {
@@ -48,19 +35,10 @@ async function tokenEndpointWrites(storage: Storage, issuer: Awaited<ReturnType<
 }
 
 describe('client look-ups from memory on a SQLite file', () => {
-  let directory: string;
+  const onAFile = storageOnAFileFor();
   let file: string;
   let storage: OpenedStorage;
-  beforeEach(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'folio-client-lookups-'));
-    file = join(directory, 'folio.db');
-    storage = await openStorage(file);
-    await storage.migrate();
-  });
-  afterEach(async () => {
-    await storage.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ file, storage } = onAFile));
 
   it('answers from memory across token issue, rotation, code redemption and revocation', async () => {
     const issuer = await createGrant(storage);
@@ -108,31 +86,16 @@ describe('client look-ups from memory on a SQLite file', () => {
   });
 });
 
-/** Whether a counter stands still, i.e. whether a value read now would be kept. */
-const trusted = (version: () => number) => version() === version();
-
 describe('client look-ups from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
-  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
-  let oneDb: Kysely<Database>;
+  const instances = twoInstancesFor(postgresServerUrl);
   let one: OpenedStorage;
   let two: OpenedStorage;
-  before(async () => {
-    const url = await database.create();
-    oneDb = createPostgresKysely(url);
-    one = createKyselyStorage(oneDb, 'postgres');
-    await one.migrate();
-    two = await openStorage(url);
-  });
-  after(async () => {
-    await one?.close();
-    await two?.close();
-    await database.drop();
-  });
+  before(() => ({ one, two } = instances));
 
   /** An application whose look-up instance one holds in memory, once its listener is up. */
   async function cachedApplication(): Promise<{ issuer: Awaited<ReturnType<typeof createGrant>>; held: Application }> {
     const issuer = await createGrant(two);
-    const changes = databaseChanges(oneDb)!;
+    const changes = databaseChanges(instances.oneDb)!;
     await eventually(() => trusted(() => changes.applicationsVersion()), 2000, 'instance one listens');
     const held = (await one.applications.findApplicationByClientId(issuer.application.clientId))!;
     assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
@@ -141,11 +104,11 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
 
   it("keeps a look-up across both instances' token issues, rotations, redemptions and revocations", async () => {
     const { issuer, held } = await cachedApplication();
-    const bearerVersion = databaseChanges(oneDb)!.version();
+    const bearerVersion = databaseChanges(instances.oneDb)!.version();
     await tokenEndpointWrites(one, issuer);
     await tokenEndpointWrites(two, issuer);
     // The other instance's revocation was announced: the bearer reads are forgotten, the look-up is not.
-    await eventually(() => databaseChanges(oneDb)!.version() !== bearerVersion, 1000, 'the revocation heard');
+    await eventually(() => databaseChanges(instances.oneDb)!.version() !== bearerVersion, 1000, 'the revocation heard');
     assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
   });
 
@@ -159,7 +122,7 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
   it('sees its own change at once from the commit, though another connection read the row before it', async () => {
     const { issuer: { application } } = await cachedApplication();
     const lookUp = () => one.applications.findApplicationByClientId(application.clientId);
-    await oneDb.transaction().execute(async (trx) => {
+    await instances.oneDb.transaction().execute(async (trx) => {
       await trx.updateTable('applications').set({ name: 'Committed' }).where('id', '=', application.id).execute();
       // On another pooled connection: the row as committed so far, kept in memory.
       assert.equal((await lookUp())?.name, application.name);
@@ -183,7 +146,7 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
   it('answers from memory: a change no notice announces is not seen', async () => {
     const { issuer: { application }, held } = await cachedApplication();
     // Behind the trigger's back, as only a database administrator can, from a third set of connections.
-    const other = createPostgresKysely(database.url);
+    const other = createPostgresKysely(instances.database.url);
     try {
       await sql`alter table applications disable trigger applications_changed`.execute(other);
       try {

@@ -3,20 +3,17 @@
 // on PostgreSQL never one this instance's own change has outdated, and another
 // instance's only until its notice arrives.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
 import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
 import { VersionedCache } from '../../src/storage/kysely/read-cache.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl } from './contract.ts';
 import {
   accessTokenFor, auditEvent, createGrant, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
@@ -113,19 +110,10 @@ describe('VersionedCache: look-ups during a read', () => {
 });
 
 describe('bearer reads from memory on a SQLite file', () => {
-  let directory: string;
+  const onAFile = storageOnAFileFor();
   let file: string;
   let storage: OpenedStorage;
-  beforeEach(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'folio-read-cache-'));
-    file = join(directory, 'folio.db');
-    storage = await openStorage(file);
-    await storage.migrate();
-  });
-  afterEach(async () => {
-    await storage.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ file, storage } = onAFile));
 
   /** A live token, looked up once so that it is in memory. */
   async function cachedToken() {
@@ -199,42 +187,17 @@ describe('bearer reads from memory on a SQLite file', () => {
   });
 });
 
-/** Polls `check` until it holds, failing after `withinMs`: for what another connection's notice brings. */
-async function eventually(check: () => Promise<boolean> | boolean, withinMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) assert.fail(`not within ${withinMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Ends every listening connection on `db`'s database, as a failover or a network cut would. */
 async function terminateListeners(db: Kysely<Database>): Promise<void> {
   await sql`select pg_terminate_backend(pid) from pg_stat_activity
     where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db);
 }
 
-/** Whether the counter stands still, i.e. whether a value read now would be kept. */
-const trusted = (changes: { version(): number }) => changes.version() === changes.version();
-
 describe('bearer reads from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
-  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
-  // Two instances: two sets of connections, each with its own cache and listener.
-  let oneDb: Kysely<Database>;
+  const instances = twoInstancesFor(postgresServerUrl);
   let one: OpenedStorage;
   let two: OpenedStorage;
-  before(async () => {
-    const url = await database.create();
-    oneDb = createPostgresKysely(url);
-    one = createKyselyStorage(oneDb, 'postgres');
-    await one.migrate();
-    two = await openStorage(url);
-  });
-  after(async () => {
-    await one?.close();
-    await two?.close();
-    await database.drop();
-  });
+  before(() => ({ one, two } = instances));
 
   /** A live token that instance one holds in memory, once its listener is up. */
   async function cachedToken() {
@@ -242,7 +205,7 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
     const raw = rawToken('at');
     await two.tokens.saveTokens({ access: accessTokenFor(fixture.grant, raw, T0) });
     const hash = hashCredential(raw);
-    await eventually(() => trusted(databaseChanges(oneDb)!), 2000, 'instance one listens');
+    await eventually(() => trusted(() => databaseChanges(instances.oneDb)!.version()), 2000, 'instance one listens');
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
     return { ...fixture, hash };
   }
@@ -250,7 +213,7 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   it('answers from memory: a change no notice announces is not seen', async () => {
     const { hash } = await cachedToken();
     // Behind the triggers' back, as only a database administrator can, from a third set of connections.
-    const other = createPostgresKysely(database.url);
+    const other = createPostgresKysely(instances.database.url);
     try {
       await sql`alter table access_tokens disable trigger access_tokens_changed`.execute(other);
       try {
@@ -300,13 +263,13 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
 
   it('keeps nothing while its listening connection is gone, and listens again', async () => {
     const { hash } = await cachedToken();
-    const changes = databaseChanges(oneDb)!;
-    await terminateListeners(oneDb);
-    await eventually(() => !trusted(changes), 1000, 'the lost connection noticed');
+    const changes = databaseChanges(instances.oneDb)!;
+    await terminateListeners(instances.oneDb);
+    await eventually(() => !trusted(() => changes.version()), 1000, 'the lost connection noticed');
     // Missed by instance one, whose listener is down: it reads from the database instead.
     await two.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
-    await eventually(() => trusted(changes), 3000, 'listening again');
+    await eventually(() => trusted(() => changes.version()), 3000, 'listening again');
   });
 });
 
@@ -321,7 +284,7 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
     const changes = new PostgresChanges(database.url, (listening) => heard.push(listening), () => clock);
     try {
       assert.notEqual(changes.version(), changes.version()); // not listening yet
-      await eventually(() => trusted(changes), 2000, 'listening');
+      await eventually(() => trusted(() => changes.version()), 2000, 'listening');
       assert.deepEqual(heard, [true]);
 
       // Another instance's proof is no change; a trigger's notice is one. Notices come in commit order.
@@ -339,9 +302,9 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
       // No proof heard back for this long: a connection lost without a word.
       const standing = changes.version();
       clock += NOTICES_TRUSTED_FOR_MS;
-      assert.equal(trusted(changes), false);
+      assert.equal(trusted(() => changes.version()), false);
       // The next proof (sent within 500 ms, real time) comes back, and trust returns with a new number.
-      await eventually(() => trusted(changes), 2000, 'trusted again');
+      await eventually(() => trusted(() => changes.version()), 2000, 'trusted again');
       assert.notEqual(changes.version(), standing);
       // A lapse on the same connection is no loss; a terminated connection is, and its successor is heard.
       assert.deepEqual(heard, [true]);
@@ -356,6 +319,6 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
     } finally {
       await changes.stop();
     }
-    assert.equal(trusted(changes), false);
+    assert.equal(trusted(() => changes.version()), false);
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { authenticateClient, type PresentedClient } from '../../src/oauth/client-authentication.ts';
 import { OAuthError, toOAuthError } from '../../src/oauth/errors.ts';
+import { createClientCredentialsGrant } from '../../src/oauth/grants/client-credentials.ts';
 import type { GrantHandler, TokenRequest } from '../../src/oauth/grants/grant-handler.ts';
 import { createRefreshTokenGrant } from '../../src/oauth/grants/refresh-token.ts';
 import { lifetimes } from '../../src/oauth/lifetimes.ts';
@@ -14,7 +15,7 @@ import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
-import type { Application } from '../../src/storage/records.ts';
+import type { Application, Grant } from '../../src/storage/records.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 
 function rejectsWith(code: string) {
@@ -345,6 +346,52 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
     assert.equal(response.scope, undefined);
     assert.deepEqual(rotatedTo!.access.scope, ['read']);
     assert.deepEqual(rotatedTo!.refresh!.scope, ['read', 'write']);
+  });
+});
+
+describe('RFC 6749 §4.4 client credentials: the grant remembered between issues', () => {
+  it('looks the grant up again when it lacks a requested scope, or when a save finds it no longer live', async () => {
+    const clock = new FixedClock(Date.UTC(2026, 0, 15));
+    // A grant store whose live grant widens to each scope asked for, as the real one does.
+    let live: Grant = { id: 1, userId: 1, applicationId: 0, scope: [], createdAt: clock.now(), lastUsedAt: null, revokedAt: null };
+    let lookUps = 0;
+    let liveOnSave = true;
+    const savedOn: number[] = [];
+    const grant = createClientCredentialsGrant({
+      clock, random: cryptoRandom,
+      grants: {
+        async findOrCreateActiveGrant(userId, applicationId, scope) {
+          lookUps++;
+          live = { ...live, userId, applicationId, scope: [...new Set([...live.scope, ...scope])].sort() };
+          return live;
+        },
+      },
+      tokens: {
+        async saveTokens(tokens) {
+          if (!liveOnSave) {
+            liveOnSave = true;
+            live = { ...live, id: live.id + 1, scope: [] }; // revoked meanwhile: the next look-up makes a new grant
+            return false;
+          }
+          savedOn.push(tokens.access.grantId);
+          return true;
+        },
+      },
+    });
+    const client = { application: application({ scopes: ['read', 'write'] }).application, confidential: true };
+    const issue = (scope: string) => grant.handle({ client, params: { grant_type: 'client_credentials', scope }, ip: null });
+
+    await issue('read');
+    await issue('read');
+    assert.equal(lookUps, 1);
+    await issue('read write'); // more than the remembered grant holds
+    assert.equal(lookUps, 2);
+    await issue('write');
+    assert.equal(lookUps, 2);
+    liveOnSave = false;
+    await issue('read');
+    assert.equal(lookUps, 3);
+    assert.deepEqual(savedOn, [1, 1, 1, 1, 2]);
   });
 });
 

@@ -26,8 +26,10 @@ function requestsFor() {
       let next = 0;
       return [{
         method: 'POST', path: spec.path, headers: formHeaders,
-        // Past the end of the pool the code is reused and answered 400: the run reports it.
-        setupRequest: (request) => ({ ...request, body: form({ ...spec.form, code: codes[next++ % codes.length] }) }),
+        // Past the end of the pool a code that was never issued goes out, answered 400
+        // and reported by the run. Replaying a real one would be taken for a stolen
+        // code (RFC 6749 §4.1.2) and revoke the grants every later token scenario uses.
+        setupRequest: (request) => ({ ...request, body: form({ ...spec.form, code: codes[next++] ?? 'folio_ac_pool-exhausted' }) }),
       }];
     }
     case 'refresh': {

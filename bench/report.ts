@@ -35,6 +35,8 @@ export function rowVerdict(row: Row): { target: string; pass: boolean | undefine
   const parts: string[] = [];
   let pass: boolean | undefined;
   const both = (ok: boolean) => { pass = (pass ?? true) && ok; };
+  // Refusals are cheap: a round that measured some is no measure of the scenario.
+  if (failures(row) > 0) both(false);
   if (row.minRatio !== undefined) {
     parts.push(`≥ ${row.minRatio}× ${row.versus}`);
     both(median(row.ratios) >= row.minRatio);
@@ -56,7 +58,7 @@ export function renderTable(rows: Row[], checks: Check[]): string {
     const ratio = row.ratios.length > 0 ? `${fixed(median(row.ratios), 2)}× ${row.versus}` : '—';
     lines.push(`| ${row.scenario} | ${row.backend} | ${fixed(median(row.rounds.map((round) => round.rps)))} | ` +
       `${fixed(median(row.rounds.map((round) => round.p50)), 1)} | ${fixed(median(row.rounds.map((round) => round.p99)), 1)} | ` +
-      `${ratio} | ${target} | ${pass === undefined ? '' : pass ? 'pass' : 'FAIL'} |`);
+      `${ratio} | ${target} | ${resultCell(row, pass)} |`);
   }
   if (checks.length > 0) {
     lines.push('', '| check | backend | measured | target | result |', '|---|---|---:|---|---|');
@@ -65,6 +67,12 @@ export function renderTable(rows: Row[], checks: Check[]): string {
     }
   }
   return lines.join('\n');
+}
+
+function resultCell(row: Row, pass: boolean | undefined): string {
+  const failed = failures(row);
+  if (failed > 0) return `FAIL: ${failed} answers not 2xx`;
+  return pass === undefined ? '' : pass ? 'pass' : 'FAIL';
 }
 
 /** Requests that were not answered 2xx (errors, timeouts, other statuses), over all rounds. */

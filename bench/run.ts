@@ -37,6 +37,11 @@ const connections = Number(args.connections ?? (smoke ? 4 : 50));
 const smokeAmount = 200;
 const largeTokens = Number(args['large-tokens'] ?? (smoke ? 5000 : 1_000_000));
 const smallTokens = 1000;
+/**
+ * Fresh authorization codes seeded per second of measurement: well above any code
+ * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
+ */
+const CODES_A_SECOND = 20_000;
 const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : 200_000));
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
@@ -151,7 +156,7 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
       spec: async () => load(main.server, 'refresh', '/oauth2/token', { headers: { authorization: basic }, refreshTokens: await main.db.mintRefreshTokens() }) },
     { name: 'POST /oauth2/token authorization_code', backend: name, server: main.server, versus: 'oidc-provider token',
       spec: async () => {
-        await main.db.seedCodes(smoke ? smokeAmount : 30_000, codesFile);
+        await main.db.seedCodes(smoke ? smokeAmount : duration * CODES_A_SECOND, codesFile);
         return load(main.server, 'codes', '/oauth2/token', { headers: { authorization: basic }, poolFile: codesFile, form: { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI } });
       } },
   ];

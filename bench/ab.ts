@@ -9,6 +9,8 @@
 // With --own-databases each variant serves a copy of the prepared file instead of the
 // one shared file: for changes to how writes reach the disk (a checkpoint run by one
 // server writes back every server's pages).
+// NODE_FLAGS=... among a variant's settings replaces the production command's node flags (space-separated), e.g.
+//   semi4=dist:NODE_FLAGS=--max-semi-space-size=4 --heap-growing-percent=50
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves).
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
@@ -67,13 +69,13 @@ async function spec(url: string, variantDb: BenchDatabase): Promise<Record<strin
   }
 }
 
-interface Variant { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; p99: number[] }
+interface Variant { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; p99: number[]; rssMb: number[] }
 const variants: Variant[] = [];
 try {
   for (const word of positionals) {
     const [name, rest] = word.split(/=(.*)/s) as [string, string];
     const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
-    const env = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s)));
+    const { NODE_FLAGS: nodeFlags, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
     const port = await freePort();
     const variantDb = args['own-databases'] ? await db.copyTo(join(work, `${variants.length}.db`)) : db;
     const bodyFile = join(work, 'body.json');
@@ -81,7 +83,7 @@ try {
     if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
       : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), variantDb.url]
-        : [...production.nodeFlags, join(resolve(dist), 'main.js'), 'serve'];
+        : [...(nodeFlags === undefined ? production.nodeFlags : nodeFlags.split(' ').filter(Boolean)), join(resolve(dist), 'main.js'), 'serve'];
     const server = await startServer(name, argv, port, '/readyz', {
       ...folioServerEnv(variantDb.url, port, 'info'), ...(dist.startsWith('@') ? {} : production.env), ...env,
     });
@@ -89,7 +91,7 @@ try {
       const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
       writeFileSync(bodyFile, await answer.text());
     }
-    variants.push({ name, server, db: variantDb, rps: [], cpuUs: [], p99: [] });
+    variants.push({ name, server, db: variantDb, rps: [], cpuUs: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -101,6 +103,7 @@ try {
       variant.rps.push(result.rps);
       variant.cpuUs.push(((cpuMs(pid) - before) * 1000) / result.requests);
       variant.p99.push(result.p99);
+      variant.rssMb.push(result.maxRssMb ?? Number.NaN);
     }
   }
   const [first] = variants;
@@ -108,7 +111,7 @@ try {
     const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${median(variant.rps.map((rps, index) => rps / first!.rps[index]!)).toFixed(2)}×,`
       + ` CPU/request ${median(variant.cpuUs.map((cpu, index) => cpu / first!.cpuUs[index]!)).toFixed(2)}×`;
     process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
-      + `  p99 ${median(variant.p99)} ms${ratios}\n`);
+      + `  p99 ${median(variant.p99)} ms  peak RSS ${Math.max(...variant.rssMb).toFixed(0)} MB${ratios}\n`);
   }
 } finally {
   await Promise.all(variants.map((variant) => variant.server.stop()));

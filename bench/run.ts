@@ -19,6 +19,7 @@ const { values: args } = parseArgs({
     'large-tokens': { type: 'string' },
     /** Dead access tokens the background purge deletes during the purge scenario. */
     'dead-tokens': { type: 'string' },
+    /** tsx (the sources), dist (the default), or the directory of another build under the repo. */
     server: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     postgres: { type: 'boolean', default: true },
@@ -46,8 +47,10 @@ const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : 200_000));
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
 const PRODUCTION = serveScript();
-const folioArgs = [...profiling, ...(serverKind === 'dist' ? [...PRODUCTION.nodeFlags, 'dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'])];
-const folioEnv = serverKind === 'dist' ? PRODUCTION.env : {};
+// --server tsx runs the sources; dist, or the directory of another build, the bundle as deployed.
+const fromSources = serverKind === 'tsx';
+const folioArgs = [...profiling, ...(fromSources ? ['--import', 'tsx', 'src/main.ts', 'serve'] : [...PRODUCTION.nodeFlags, join(serverKind, 'main.js'), 'serve'])];
+const folioEnv = fromSources ? {} : PRODUCTION.env;
 const only = args.only === undefined ? undefined : new RegExp(args.only, 'i');
 
 interface Scenario {

@@ -5,7 +5,7 @@ import { registerDatabaseChanges } from './database-changes.ts';
 import { PostgresChanges } from './postgres-changes.ts';
 import type { Database } from './schema.ts';
 import { statementName } from './statement-names.ts';
-import { mayChangeApplications } from './written-tables.ts';
+import { deletesDeadRowsOnly, mayChangeApplications } from './written-tables.ts';
 
 // A database that is away must cost a request seconds, not hang it: connecting (or
 // waiting for a free pooled connection) and each query are bounded, and the
@@ -113,7 +113,7 @@ function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): Post
       const name = statementName(text);
       const values = parameters as unknown[];
       const sent = client.query(name === undefined ? { text, values } : { name, text, values });
-      if (READ.test(text)) return sent;
+      if (READ.test(text) || deletesDeadRowsOnly(text)) return sent;
       // Counted as it goes out, so a read that overlaps it keeps nothing, and again
       // once it is done (committed, for a statement outside a transaction), so a read
       // that began in between, and saw the rows from before, keeps nothing either.

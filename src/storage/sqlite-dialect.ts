@@ -5,7 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
-import { mayChangeApplications } from './written-tables.ts';
+import { deletesDeadRowsOnly, mayChangeApplications } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
@@ -79,7 +79,7 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote):
   const rows = statement.reader ? statement.raw(true) : statement;
   // Counted before it runs: a read cached meanwhile is already out of date.
   const changesApplications = mayChangeApplications(statement.source);
-  const counted = statement.readonly ? () => {} : () => wrote(changesApplications);
+  const counted = statement.readonly || deletesDeadRowsOnly(statement.source) ? () => {} : () => wrote(changesApplications);
   let names: string[] = [];
   let build: RowBuilder = rowBuilder(names);
   const objectsOf = (values: unknown[][]) => {

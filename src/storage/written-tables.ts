@@ -33,3 +33,21 @@ export function mayChangeApplications(text: string): boolean {
   }
   return targets === 0;
 }
+
+/**
+ * Ends a statement that deletes only rows no cached read can miss: tokens revoked,
+ * or expired an hour ago, which a bearer look-up answers 401 whether they are
+ * there or not (kysely/purge.ts). Such a statement leaves every cached read be.
+ */
+export const DELETES_DEAD_ROWS_ONLY = ' /* folio: dead rows only */';
+
+export function deletesDeadRowsOnly(text: string): boolean {
+  return text.endsWith(DELETES_DEAD_ROWS_ONLY);
+}
+
+/**
+ * On PostgreSQL such a statement also sets this, local to its transaction, for
+ * the trigger on access_tokens to read (migration 0008): it is set while the
+ * statement decides which rows to delete, so every row it deletes has set it.
+ */
+export const DELETING_DEAD_ROWS_SETTING = 'folio.deleting_dead_rows';

@@ -7,7 +7,9 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
+import pg from 'pg';
+import { createPostgresKysely, createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
+import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
 import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
 import { VersionedCache } from '../../src/storage/kysely/read-cache.ts';
@@ -16,7 +18,7 @@ import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl } from './contract.ts';
 import {
-  accessTokenFor, auditEvent, createGrant, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
+  accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
 } from './fixtures.ts';
 
 describe('VersionedCache', () => {
@@ -193,6 +195,26 @@ async function terminateListeners(db: Kysely<Database>): Promise<void> {
     where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db);
 }
 
+describe('a purge of dead tokens on SQLite', () => {
+  it('moves neither counter, so what is in memory stays, and still deletes them; other writes move them', async () => {
+    const db = createSqliteKysely(SQLITE_MEMORY);
+    const storage = createKyselyStorage(db, 'sqlite');
+    try {
+      await storage.migrate();
+      const { grant } = await createGrant(storage);
+      await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0) });
+      const changes = databaseChanges(db)!;
+      const standing = [changes.version(), changes.applicationsVersion()];
+      assert.equal((await storage.tokens.purgeExpired(T0 + DAY, T0 + DAY)).accessTokens, 1);
+      assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
+      await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0) });
+      assert.notEqual(changes.version(), standing[0]);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
 describe('bearer reads from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
   const instances = twoInstancesFor(postgresServerUrl);
   let one: OpenedStorage;
@@ -225,6 +247,41 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
       }
     } finally {
       await other.destroy();
+    }
+  });
+
+  it('hears no notice of a purge of dead tokens and keeps its own counter, while a deletion of a live token is announced', async () => {
+    await eventually(() => trusted(() => databaseChanges(instances.oneDb)!.version()), 2000, 'instance one listens');
+    const { grant } = await createGrant(two);
+    // Dead a day before every other test's tokens were made, so the purge takes only this one.
+    await two.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0 - 2 * DAY) });
+    const live = rawToken('at');
+    await two.tokens.saveTokens({ access: accessTokenFor(grant, live, T0) });
+    const listener = new pg.Client({ connectionString: instances.database.url });
+    const heard: string[] = [];
+    listener.on('notification', (notice) => heard.push(notice.payload ?? ''));
+    await listener.connect();
+    try {
+      await listener.query(`listen ${CHANGES_CHANNEL}`);
+      // Notices arrive in commit order: once a mark sent afterwards is heard, so is every
+      // notice before it. Marks look like another instance's proofs, which instances ignore.
+      const heardAllUpTo = async (moment: string) => {
+        const mark = `proof:test:${moment}`;
+        await listener.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, mark]);
+        await eventually(() => heard.includes(mark), 2000, mark);
+      };
+      const changes = databaseChanges(instances.oneDb)!;
+      const bearer = changes.version();
+      assert.equal((await one.tokens.purgeExpired(T0 - DAY, T0 - DAY)).accessTokens, 1);
+      await heardAllUpTo('after the purge');
+      assert.deepEqual(heard.filter((payload) => payload === ''), []);
+      assert.equal(changes.version(), bearer);
+
+      await instances.oneDb.deleteFrom('access_tokens').where('token_hash', '=', hashCredential(live)).execute();
+      await heardAllUpTo('after the deletion');
+      assert.deepEqual(heard.filter((payload) => payload === ''), ['']);
+    } finally {
+      await listener.end();
     }
   });
 

@@ -1,4 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { DELETES_DEAD_ROWS_ONLY, DELETING_DEAD_ROWS_SETTING } from '../written-tables.ts';
 import type { Pause } from '../../platform/pacer.ts';
 import type { Database, StorageKind } from '../schema.ts';
 import { changedRows } from './columns.ts';
@@ -42,27 +43,43 @@ export function rowsNotInUse(kind: StorageKind) {
     (kind === 'postgres' ? batch.forUpdate().skipLocked() : batch);
 }
 
+/**
+ * Runs a purge's DELETE marked as one of dead rows only, so that it empties no
+ * cached read (written-tables.ts): each batch used to make every instance read
+ * its bearer look-ups afresh, and on PostgreSQL the GET during a purge fell to
+ * 0.68-0.84x of itself (README, Performance).
+ */
+async function deleteDeadRows<Table extends keyof Database>(
+  db: Kysely<Database>, kind: StorageKind, query: DeleteQueryBuilder<Database, Table, DeleteResult>,
+): Promise<{ numDeletedRows: bigint }> {
+  // PostgreSQL: other instances hear of deletions through a trigger, told by this
+  // setting that these need no notice. Part of the condition, so every deleted row set it.
+  const told = kind === 'postgres'
+    ? query.where(sql<boolean>`set_config(${DELETING_DEAD_ROWS_SETTING}, 'on', true) = 'on'`)
+    : query;
+  const { sql: text, parameters } = told.compile();
+  const result = await db.executeQuery(CompiledQuery.raw(`${text}${DELETES_DEAD_ROWS_ONLY}`, [...parameters]));
+  return { numDeletedRows: result.numAffectedRows ?? 0n };
+}
+
 export async function purgeExpired(db: Kysely<Database>, kind: StorageKind, olderThan: number, betweenBatches: Pause): Promise<PurgeCounts> {
   const notInUse = rowsNotInUse(kind);
-  const accessTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('access_tokens')
+  const accessTokens = await deleteInBatches(betweenBatches, (limit) => deleteDeadRows(db, kind, db.deleteFrom('access_tokens')
     .where('token_hash', 'in', notInUse(db.selectFrom('access_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(limit)))
-    .executeTakeFirst());
+      .limit(limit)))));
 
   // A rotated refresh token stays until it would have expired: presented again, it
   // must still be recognised as reuse and revoke its grant (RFC 9700 §4.14.2).
-  const refreshTokens = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('refresh_tokens')
+  const refreshTokens = await deleteInBatches(betweenBatches, (limit) => deleteDeadRows(db, kind, db.deleteFrom('refresh_tokens')
     .where('token_hash', 'in', notInUse(db.selectFrom('refresh_tokens').select('token_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
-      .limit(limit)))
-    .executeTakeFirst());
+      .limit(limit)))));
 
-  const codes = await deleteInBatches(betweenBatches, (limit) => db.deleteFrom('authorization_codes')
+  const codes = await deleteInBatches(betweenBatches, (limit) => deleteDeadRows(db, kind, db.deleteFrom('authorization_codes')
     .where('code_hash', 'in', notInUse(db.selectFrom('authorization_codes').select('code_hash')
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('consumed_at', '<', olderThan)]))
-      .limit(limit)))
-    .executeTakeFirst());
+      .limit(limit)))));
 
   return { accessTokens, refreshTokens, codes };
 }

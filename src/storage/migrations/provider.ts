@@ -9,6 +9,7 @@ import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.
 import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
 import { changeNoticesMigration } from './0006-change-notices.ts';
 import { applicationNoticesMigration } from './0007-application-notices.ts';
+import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -22,6 +23,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0005-token-origin-code': tokenOriginCodeMigration(),
       '0006-change-notices': changeNoticesMigration(this.kind),
       '0007-application-notices': applicationNoticesMigration(this.kind),
+      '0008-quiet-purge-notices': quietPurgeNoticesMigration(this.kind),
     };
   }
 }

@@ -1,6 +1,8 @@
-// Which of this process's statements can change an application row, judged from
-// their SQL text, so that the client look-ups kept in memory (kysely/read-cache.ts)
-// are forgotten on such a write only, and not on every token issue.
+// What this process's statements can change of the reads kept in memory
+// (kysely/read-cache.ts), judged from their SQL text: whether they can change an
+// application row, so that client look-ups are forgotten on such a write only and
+// not on every token issue; and whether they are a purge's deletions of dead rows,
+// which change no cached read at all.
 
 /** The table each INSERT, UPDATE or DELETE in a statement writes, CTEs' included. */
 const WRITE_TARGET = /\b(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+"?(\w+)"?/gi;

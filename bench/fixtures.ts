@@ -8,7 +8,7 @@ import { systemClock } from '../src/platform/clock.ts';
 import { cryptoRandom } from '../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
 import { createPostgresKysely, createSqliteKysely } from '../src/storage/dialects.ts';
-import { rowsNotInUse } from '../src/storage/kysely/purge.ts';
+import { pickedRows } from '../src/storage/kysely/purge.ts';
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
@@ -113,10 +113,9 @@ export class BenchDatabase {
    */
   async deleteDeadTokens(): Promise<void> {
     const olderThan = systemClock.now() - HOUR;
-    const notInUse = rowsNotInUse(this.kind);
     for (;;) {
       const { numDeletedRows } = await this.db.deleteFrom('access_tokens')
-        .where('token_hash', 'in', notInUse(this.db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<', olderThan).limit(DEAD_TOKEN_CHUNK)))
+        .where(pickedRows(this.kind, 'token_hash', this.db.selectFrom('access_tokens').where('expires_at', '<', olderThan).limit(DEAD_TOKEN_CHUNK)))
         .executeTakeFirst();
       if (numDeletedRows < BigInt(DEAD_TOKEN_CHUNK)) return;
     }

@@ -108,11 +108,12 @@ describeStorageContract('login failures', (target) => {
 
   it('forgets more stale counters than one batch holds, pausing between batches', async () => {
     const { storage, db } = target();
-    const stale = Array.from({ length: 250 }, (_, index) => ({ key: `account:stale${index}@example.com`, failures: 2, locked_until: null, updated_at: T0 }));
-    await db.insertInto('login_failures').values(stale).execute();
+    // More than two of the largest batch (PostgreSQL's, 1,000 rows).
+    const stale = Array.from({ length: 2500 }, (_, index) => ({ key: `account:stale${index}@example.com`, failures: 2, locked_until: null, updated_at: T0 }));
+    for (let start = 0; start < stale.length; start += 500) await db.insertInto('login_failures').values(stale.slice(start, start + 500)).execute();
     await storage.loginThrottle.countAttempt('account:recent@example.com', T0 + 2 * DAY, policy);
     let pauses = 0;
-    assert.equal(await storage.loginThrottle.forgetFailuresBefore(T0 + DAY, async () => { pauses++; }), 250);
+    assert.equal(await storage.loginThrottle.forgetFailuresBefore(T0 + DAY, async () => { pauses++; }), 2500);
     assert.ok(pauses >= 2, `${pauses} pauses`);
     assert.deepEqual((await db.selectFrom('login_failures').select('key').execute()).map((row) => row.key), ['account:recent@example.com']);
   });

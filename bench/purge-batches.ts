@@ -2,15 +2,22 @@
 // SQLite's event loop, batch by batch. The load benchmark (run.ts) measures what
 // requests see during a purge; this measures the purge alone, on a file database
 // holding N dead access tokens and N sign-in failure counters (a million by default).
-import { mkdtempSync, rmSync } from 'node:fs';
+// With --postgres [--live N]: the token purge on a throwaway PostgreSQL database
+// beside N live tokens, and the CPU the database server's processes spent on it.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { PURGE_RETENTION_MS, LOGIN_FAILURE_RETENTION_MS } from '../src/maintenance.ts';
 import { BenchDatabase } from './fixtures.ts';
+import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' } } });
+const { values: args } = parseArgs({ options: {
+  rows: { type: 'string', default: '1000000' },
+  postgres: { type: 'boolean', default: false },
+  live: { type: 'string', default: '1000' },
+} });
 const rows = Number(args.rows);
 const work = mkdtempSync(join(tmpdir(), 'folio-purge-'));
 
@@ -29,14 +36,56 @@ function recordingPause() {
   };
 }
 
-function describe(what: string, deleted: number, recording: ReturnType<typeof recordingPause>, totalMs: number): string {
+function describe(what: string, deleted: number, recording: ReturnType<typeof recordingPause>, totalMs: number, each = 'held the event loop'): string {
   const sorted = [...recording.batches].sort((a, b) => a - b);
   const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!.toFixed(2);
   return `${what}: ${deleted.toLocaleString('en')} rows in ${(totalMs / 1000).toFixed(1)} s, ${sorted.length.toLocaleString('en')} batches; ` +
-    `each held the event loop ${at(0.5)} ms (median), ${at(0.99)} ms (p99), ${at(1)} ms (longest)`;
+    `each ${each} ${at(0.5)} ms (median), ${at(0.99)} ms (p99), ${at(1)} ms (longest)`;
 }
 
-try {
+/** CPU time (user and system) of every process named postgres on this machine, in ms; Linux only. */
+function postgresCpuMs(): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ, 100 on Linux
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!stat.includes(' (postgres) ')) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+  }
+  return ticks / ticksPerMs;
+}
+
+async function purgeOnPostgres(): Promise<void> {
+  const admin = await postgresAdminUrl();
+  if (admin === undefined) throw new Error('no PostgreSQL answers at FOLIO_TEST_POSTGRES_URL or 127.0.0.1:5432');
+  const { name, url } = await createDatabase(admin, `folio_purge_${process.pid}`);
+  try {
+    const bench = BenchDatabase.open(url);
+    await bench.prepare();
+    await bench.addLiveTokens(Number(args.live));
+    await bench.addDeadTokens(rows);
+    const now = Date.now();
+    const recording = recordingPause();
+    const cpuBefore = postgresCpuMs();
+    const started = performance.now();
+    const tokens = await bench.storage.tokens.purgeExpired(now, now - PURGE_RETENTION_MS, recording.pause);
+    recording.finish();
+    const cpu = postgresCpuMs() - cpuBefore;
+    const what = `dead access tokens beside ${Number(args.live).toLocaleString('en')} live ones`;
+    process.stdout.write(`${describe(what, tokens.accessTokens, recording, performance.now() - started, 'took')}; the database server's CPU ${(cpu * 1000 / Math.max(1, tokens.accessTokens)).toFixed(1)} µs a row\n`);
+    await bench.close();
+  } finally {
+    await dropDatabase(admin, name);
+  }
+}
+
+async function purgeOnSqlite(): Promise<void> {
   const bench = BenchDatabase.open(join(work, 'purge.db'));
   await bench.prepare();
   await bench.addLiveTokens(1000);
@@ -65,6 +114,10 @@ try {
   recording.finish();
   process.stdout.write(`${describe('sign-in failure counters, all stale', forgotten, recording, performance.now() - started)}\n`);
   await bench.close();
+}
+
+try {
+  await (args.postgres ? purgeOnPostgres() : purgeOnSqlite());
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -19,6 +19,8 @@ export interface Row {
   minRatio?: number | undefined;
   /** Highest p99 wanted (ms), if this row has a latency target. */
   maxP99?: number | undefined;
+  /** Why rounds did not measure the scenario, one entry a round (the purge ran out, say). */
+  spoilt?: string[] | undefined;
 }
 
 export interface Check {
@@ -35,8 +37,9 @@ export function rowVerdict(row: Row): { target: string; pass: boolean | undefine
   const parts: string[] = [];
   let pass: boolean | undefined;
   const both = (ok: boolean) => { pass = (pass ?? true) && ok; };
-  // Refusals are cheap: a round that measured some is no measure of the scenario.
-  if (failures(row) > 0) both(false);
+  // Refusals are cheap: a round that measured some is no measure of the scenario,
+  // nor is one whose conditions ended before it did.
+  if (failures(row) > 0 || (row.spoilt?.length ?? 0) > 0) both(false);
   if (row.minRatio !== undefined) {
     parts.push(`≥ ${row.minRatio}× ${row.versus}`);
     both(median(row.ratios) >= row.minRatio);
@@ -72,6 +75,8 @@ export function renderTable(rows: Row[], checks: Check[]): string {
 function resultCell(row: Row, pass: boolean | undefined): string {
   const failed = failures(row);
   if (failed > 0) return `FAIL: ${failed} answers not 2xx`;
+  const spoilt = row.spoilt ?? [];
+  if (spoilt.length > 0) return `FAIL: ${[...new Set(spoilt)].join('; ')} (${spoilt.length} of ${row.rounds.length} rounds)`;
   return pass === undefined ? '' : pass ? 'pass' : 'FAIL';
 }
 

@@ -43,7 +43,13 @@ const smallTokens = 1000;
  * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
  */
 const CODES_A_SECOND = 20_000;
-const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : 200_000));
+/**
+ * Dead tokens seeded per second of measurement, for the purge scenario: above the
+ * most the purge has deleted (23,600 a second), since once they are gone the GET
+ * measured is no longer one during a purge.
+ */
+const DEAD_TOKENS_A_SECOND = 60_000;
+const deadTokens = Number(args['dead-tokens'] ?? (smoke ? 2000 : duration * DEAD_TOKENS_A_SECOND));
 const serverKind = args.server ?? (smoke ? 'tsx' : 'dist');
 const profiling = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`];
 const PRODUCTION = serveScript();
@@ -64,8 +70,11 @@ interface Scenario {
   maxP99?: number;
   /** Builds the worker's spec; may write fresh single-use credentials first. */
   spec(): Promise<Record<string, unknown>>;
-  /** Called after each measurement; what it returns is logged with the round. */
-  measured?(result: LoadResult): Promise<string>;
+  /**
+   * Called after each measurement: `note` is logged with the round, and `spoilt`
+   * says why the round did not measure the scenario, which fails its row.
+   */
+  measured?(result: LoadResult): Promise<{ note: string; spoilt?: string }>;
 }
 
 interface FolioBackend {
@@ -150,8 +159,12 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
         await main.db.deleteDeadTokens();
         const seconds = smoke ? undefined : duration;
         const rate = seconds === undefined ? '' : ` (${Math.round((deadBefore - left) / seconds).toLocaleString('en')} a second)`;
-        return `purged ${(deadBefore - left).toLocaleString('en')} dead tokens while measuring${rate}, ${left.toLocaleString('en')} left` +
-          `${left === 0 && !smoke ? ': the purge ended before the measurement did; raise --dead-tokens' : ''}; ${result.requests} requests`;
+        const ended = left === 0 && !smoke;
+        return {
+          note: `purged ${(deadBefore - left).toLocaleString('en')} dead tokens while measuring${rate}, ${left.toLocaleString('en')} left` +
+            `${ended ? ': the purge ended before the measurement did; raise --dead-tokens' : ''}; ${result.requests} requests`,
+          ...(ended ? { spoilt: 'the purge ended before the measurement did' } : {}),
+        };
       } },
     { name: 'POST /oauth2/token client_credentials', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 3,
       spec: async () => load(main.server, 'post', '/oauth2/token', { headers: { authorization: basic }, form: { grant_type: 'client_credentials' } }) },
@@ -233,6 +246,7 @@ async function main(): Promise<number> {
     ...backends.flatMap(folioScenarios),
   ] as Scenario[]).filter((scenario) => only === undefined || only.test(`${scenario.name} [${scenario.backend}]`));
   const results = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));
+  const spoilt = new Map<Scenario, string[]>(scenarios.map((scenario) => [scenario, []]));
 
   if (!smoke) {
     log('warming up');
@@ -257,7 +271,9 @@ async function main(): Promise<number> {
       if (before !== undefined) adjacentPeer.get(scenario)!.push(before);
       const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
       results.get(scenario)!.push(result);
-      const note = scenario.measured === undefined ? '' : `; ${await scenario.measured(result)}`;
+      const afterwards = await scenario.measured?.(result);
+      if (afterwards?.spoilt !== undefined) spoilt.get(scenario)!.push(afterwards.spoilt);
+      const note = afterwards === undefined ? '' : `; ${afterwards.note}`;
       log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms, peak RSS ${result.maxRssMb?.toFixed(0) ?? "?"} MB` +
         `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}${note}` +
         `${before === undefined ? '' : ` (${scenario.versus} just before: ${before.rps.toFixed(0)} req/s)`}`);
@@ -268,7 +284,8 @@ async function main(): Promise<number> {
     const own = results.get(scenario)!;
     const against = peerOf(scenario) === undefined ? (scenario.reference && results.get(scenario.reference)) : adjacentPeer.get(scenario);
     const ratios = against === undefined ? [] : own.map((result, round) => result.rps / against[round]!.rps);
-    return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99 };
+    return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99,
+      spoilt: spoilt.get(scenario)! };
   });
 
   const checks: Check[] = [];

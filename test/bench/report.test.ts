@@ -1,5 +1,5 @@
-// The benchmark's table must not pass a scenario on the speed of its refusals: a
-// round whose answers were not all 2xx measured something else.
+// The benchmark's table must not pass a scenario on the speed of its refusals, nor on
+// rounds that measured something else: answers not all 2xx, or a purge that ran out.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadResult } from '../../bench/processes.ts';
@@ -23,5 +23,13 @@ describe('bench report', () => {
     const refused = row([round(30_000), round(25_000, 120_000)], [2.5, 2.2]);
     assert.equal(rowVerdict(refused).pass, false);
     assert.match(renderTable([refused], []), /\| FAIL: 120000 answers not 2xx \|$/m);
+  });
+
+  it('fails a row with rounds that did not measure the scenario, and says why', () => {
+    const purge: Row = { scenario: 'bearer GET during a purge of dead ones', backend: 'PostgreSQL', rounds: [round(20_000), round(20_000)],
+      ratios: [1.0, 0.99], versus: '1,000 tokens', minRatio: 0.9, spoilt: ['the purge ended before the measurement did'] };
+    assert.equal(rowVerdict(purge).pass, false);
+    assert.match(renderTable([purge], []), /\| FAIL: the purge ended before the measurement did \(1 of 2 rounds\) \|$/m);
+    assert.equal(rowVerdict({ ...purge, spoilt: [] }).pass, true);
   });
 });

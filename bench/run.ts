@@ -127,6 +127,9 @@ function load(server: Server, kind: string, path: string, extra: Record<string, 
   return { url: server.url, kind, path, connections, ...(smoke ? { amount: smokeAmount } : { duration }), ...extra };
 }
 
+/** The issue's latency target, which names no endpoint: every Folio scenario is held to it. */
+const P99_MS = 10;
+
 function folioScenarios(backend: FolioBackend): Scenario[] {
   const { main, large, basic, name } = backend;
   const large1 = `${(largeTokens / 1e6).toLocaleString('en')}M`;
@@ -134,7 +137,7 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
   const codesFile = join(work, `codes-${name}.txt`);
   const bearerSmall: Scenario = {
     name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens)`, backend: name, server: main.server,
-    versus: 'bare Fastify', minRatio: 0.6, maxP99: 10,
+    versus: 'bare Fastify', minRatio: 0.6, maxP99: P99_MS,
     spec: async () => load(main.server, 'get', '/api/v2/portfolios.json', { headers: bearer(main.bearer) }),
   };
   const versusSmall = `${smallTokens.toLocaleString('en')} tokens`;
@@ -142,13 +145,13 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
   return [
     bearerSmall,
     { name: `bearer GET /api/v2/portfolios.json (${largeTokens >= 1e6 ? large1 : largeTokens.toLocaleString('en')} live tokens)`, backend: name, server: large.server,
-      versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: 10,
+      versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: P99_MS,
       spec: async () => load(large.server, 'get', '/api/v2/portfolios.json', { headers: bearer(large.bearer) }) },
     // "Expired tokens and codes are purged in the background without stalling requests":
     // the same GET while the server's own purge deletes dead tokens, held to the
     // million-token row's bounds against the same GET with nothing to purge.
     { name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens) during a purge of dead ones`, backend: name, server: main.server,
-      versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: 10,
+      versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: P99_MS,
       spec: async () => {
         await main.db.addDeadTokens(Math.max(0, deadTokens - await main.db.deadTokenCount()));
         deadBefore = await purgeUnderWay(main.db);
@@ -166,11 +169,11 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
           ...(ended ? { spoilt: 'the purge ended before the measurement did' } : {}),
         };
       } },
-    { name: 'POST /oauth2/token client_credentials', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 3,
+    { name: 'POST /oauth2/token client_credentials', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 3, maxP99: P99_MS,
       spec: async () => load(main.server, 'post', '/oauth2/token', { headers: { authorization: basic }, form: { grant_type: 'client_credentials' } }) },
-    { name: 'POST /oauth2/token refresh_token', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 2,
+    { name: 'POST /oauth2/token refresh_token', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 2, maxP99: P99_MS,
       spec: async () => load(main.server, 'refresh', '/oauth2/token', { headers: { authorization: basic }, refreshTokens: await main.db.mintRefreshTokens() }) },
-    { name: 'POST /oauth2/token authorization_code', backend: name, server: main.server, versus: 'oidc-provider token',
+    { name: 'POST /oauth2/token authorization_code', backend: name, server: main.server, versus: 'oidc-provider token', maxP99: P99_MS,
       spec: async () => {
         await main.db.seedCodes(smoke ? smokeAmount : duration * CODES_A_SECOND, codesFile);
         return load(main.server, 'codes', '/oauth2/token', { headers: { authorization: basic }, poolFile: codesFile, form: { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI } });

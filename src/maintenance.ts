@@ -26,8 +26,8 @@ export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
  * (as on the benchmark's two cores) its work takes CPU the requests would have
  * used: the server's purge there takes a tenth of the time. Its batches cost the
  * database 2-3 µs of CPU a row (kysely/purge.ts), so a tenth still deleted
- * 12,000-16,000 tokens a second under the benchmark's load, more than twice the
- * most its token endpoints issued (README, Performance). By hand it only yields.
+ * 10,400-15,600 tokens a second under the benchmark's load, twice what its
+ * busiest token endpoint issued (README, Performance). By hand it only yields.
  */
 const PURGE_SHARE = {
   sqlite: { background: 0.05, byHand: 0.5 },

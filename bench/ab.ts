@@ -16,12 +16,13 @@
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { folioServerEnv, freePort, runLoad, serveScript, startServer, type Server } from './processes.ts';
+import { folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
+import { isBaseline, parseVariant, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -38,12 +39,10 @@ if (positionals.length < 2) throw new Error('name at least two variants: NAME=DI
 // a database per variant would separate nothing that matters to a comparison.
 if (args.postgres && args['own-databases']) throw new Error('--own-databases is for SQLite files; PostgreSQL variants share one server whatever the database');
 
-const production = serveScript();
-
-/** Clock ticks of CPU (user + system) the process has used, in milliseconds. */
-function cpuMs(pid: number): number {
+/** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */
+function cpuMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
@@ -69,29 +68,22 @@ async function spec(url: string, variantDb: BenchDatabase): Promise<Record<strin
   }
 }
 
-interface Variant { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; p99: number[]; rssMb: number[] }
-const variants: Variant[] = [];
+interface Measured { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
+const variants: Measured[] = [];
 try {
   for (const word of positionals) {
-    const [name, rest] = word.split(/=(.*)/s) as [string, string];
-    const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
-    const { NODE_FLAGS: nodeFlags, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
+    const variant = parseVariant(word);
     const port = await freePort();
     const variantDb = args['own-databases'] ? await db.copyTo(join(work, `${variants.length}.db`)) : db;
     const bodyFile = join(work, 'body.json');
-    if (dist === '@floor' && args.postgres) throw new Error('@floor reads a SQLite file: not with --postgres');
-    if (dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
-    const argv = dist === '@bare' ? ['bench/baselines/bare-fastify.mjs', String(port), bodyFile]
-      : dist === '@floor' ? ['bench/baselines/fastify-sqlite.mjs', String(port), variantDb.url]
-        : [...(nodeFlags === undefined ? production.nodeFlags : nodeFlags.split(' ').filter(Boolean)), join(resolve(dist), 'main.js'), 'serve'];
-    const server = await startServer(name, argv, port, '/readyz', {
-      ...folioServerEnv(variantDb.url, port, 'info'), ...(dist.startsWith('@') ? {} : production.env), ...env,
-    });
-    if (!dist.startsWith('@') && !existsSync(bodyFile)) {
+    if (variant.dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
+    const argv = variantArgv(variant, port, variantDb.url, bodyFile);
+    const server = await startServer(variant.name, argv, port, '/readyz', { ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) });
+    if (!isBaseline(variant) && !existsSync(bodyFile)) {
       const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
       writeFileSync(bodyFile, await answer.text());
     }
-    variants.push({ name, server, db: variantDb, rps: [], cpuUs: [], p99: [], rssMb: [] });
+    variants.push({ name: variant.name, server, db: variantDb, rps: [], cpuUs: [], systemShare: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -103,7 +95,10 @@ try {
       const result = await runLoad(await spec(variant.server.url, variant.db), pid);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
-      variant.cpuUs.push(((cpuMs(pid) - before) * 1000) / result.requests);
+      const after = cpuMs(pid);
+      const [user, system] = [after.user - before.user, after.system - before.system];
+      variant.cpuUs.push(((user + system) * 1000) / result.requests);
+      variant.systemShare.push(system / (user + system));
       variant.p99.push(result.p99);
       variant.rssMb.push(result.maxRssMb ?? Number.NaN);
     }
@@ -113,6 +108,7 @@ try {
     const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${median(variant.rps.map((rps, index) => rps / first!.rps[index]!)).toFixed(2)}×,`
       + ` CPU/request ${median(variant.cpuUs.map((cpu, index) => cpu / first!.cpuUs[index]!)).toFixed(2)}×`;
     process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
+      + ` (${(median(variant.systemShare) * 100).toFixed(0)}% in the kernel)`
       + `  p99 ${median(variant.p99)} ms  peak RSS ${Math.max(...variant.rssMb).toFixed(0)} MB${ratios}\n`);
   }
 } finally {

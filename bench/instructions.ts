@@ -1,0 +1,171 @@
+// Builds of Folio (and the bare Fastify baseline) compared by the instructions a
+// request costs, counted by valgrind's callgrind. A count does not move with what
+// else the machine is doing, where time on this shared machine moves by 8% between
+// two runs of one build: this judges changes too small for bench/ab.ts to see.
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare]
+// Each server runs under callgrind with counting off while `--warm` requests let
+// V8 optimize the hot code, then counts `--windows` windows of `--requests`
+// requests each (ten connections, one request each at a time). A window's count
+// leaves out TurboFan's background compiling (bench/callgrind.ts); the printed
+// figure is the median window's. With --keep the dumps stay, for
+// `callgrind_annotate --inclusive=yes DUMP` (JIT code shows as addresses: add
+// NODE_FLAGS=--perf-basic-prof --interpreted-frames-native-stack to a variant
+// and match them against /tmp/perf-PID.map).
+// A server can settle into a V8 state that costs every request more, whatever
+// the build: this session saw a fifth more instructions in some runs, Node's
+// process.nextTick migrating its objects between maps each call (bench/callgrind.ts).
+// A window spending over 1% of its count migrating is marked `migrating`: run
+// that variant again rather than compare it.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { countWindow } from './callgrind.ts';
+import { BenchDatabase } from './fixtures.ts';
+import { folioServerEnv, freePort, startServer } from './processes.ts';
+import { median } from './report.ts';
+import { isBaseline, parseVariant, type Variant, variantArgv, variantEnv } from './variants.ts';
+
+const { values: args, positionals } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'get' },
+    warm: { type: 'string', default: '20000' },
+    requests: { type: 'string', default: '1000' },
+    windows: { type: 'string', default: '4' },
+    keep: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+});
+if (positionals.length === 0) throw new Error('name at least one variant: NAME=DIST_DIR[:ENV=VALUE,...]');
+if (!['get', 'client_credentials'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get or client_credentials`);
+const CONNECTIONS = 10;
+// Under callgrind a server starts about twenty times slower.
+const READY_WITHIN_MS = 300_000;
+// The machine has two cores; a third server would only share them.
+const AT_ONCE = 2;
+
+const work = mkdtempSync(join(tmpdir(), 'folio-instructions-'));
+const db = BenchDatabase.open(join(work, 'bench.db'));
+const fixtures = await db.prepare();
+const bodyFile = join(work, 'body.json');
+const variants = positionals.map(parseVariant);
+
+interface Request { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }
+
+function scenarioRequest(): Request {
+  if (args.scenario === 'get') return { method: 'GET', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
+  const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
+  return {
+    method: 'POST', path: '/oauth2/token', body: 'grant_type=client_credentials',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}
+
+function send(agent: http.Agent, port: number, request: Request): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request({ host: '127.0.0.1', port, agent, method: request.method, path: request.path, headers: request.headers }, (response) => {
+      response.resume();
+      response.once('end', () => resolve(response.statusCode!));
+    });
+    outgoing.once('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+async function load(agent: http.Agent, port: number, request: Request, count: number): Promise<void> {
+  let left = count;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (left-- > 0) {
+      const status = await send(agent, port, request);
+      if (status !== 200) throw new Error(`answered ${status}, not 200: a count of refusals would mean nothing`);
+    }
+  }));
+}
+
+async function waitUntilReady(child: ChildProcess, port: number, stderr: () => string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${stderr()}`);
+    if (performance.now() - started > READY_WITHIN_MS) throw new Error(`not ready within ${READY_WITHIN_MS / 1000} s: ${stderr()}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+interface Window { perRequest: number; migrating: boolean }
+
+/** Instructions a request, per window, TurboFan's background compiling left out. */
+async function measure(variant: Variant, index: number): Promise<Window[]> {
+  const variantDb = await db.copyTo(join(work, `${index}.db`));
+  const dumps = join(work, `dumps-${index}.out`);
+  const port = await freePort();
+  const child = spawn('valgrind', [
+    '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dumps}`,
+    process.execPath, ...variantArgv(variant, port, variantDb.url, bodyFile),
+  ], { env: { ...process.env, ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const callgrind = (...command: string[]) => execFileSync('callgrind_control', [...command, String(child.pid)], { stdio: 'ignore' });
+  try {
+    await waitUntilReady(child, port, () => stderr);
+    const request = scenarioRequest();
+    await load(agent, port, request, Number(args.warm));
+    callgrind('--instr=on');
+    const perWindow: Window[] = [];
+    for (let window = 0; window < Number(args.windows); window++) {
+      callgrind('--zero');
+      await load(agent, port, request, Number(args.requests));
+      callgrind('--dump');
+      const newest = readdirSync(work).filter((file) => file.startsWith(`dumps-${index}.out.`))
+        .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
+      const { total, compiling, migrating } = countWindow(join(work, newest));
+      perWindow.push({ perRequest: (total - compiling) / Number(args.requests), migrating: migrating > total / 100 });
+    }
+    if (args.keep) process.stdout.write(`${variant.name}: dumps in ${dumps}.*\n`);
+    return perWindow;
+  } catch (error) {
+    throw new Error(`${variant.name}: ${(error as Error).message}`);
+  } finally {
+    agent.destroy();
+    child.kill('SIGKILL');
+    await variantDb.close();
+  }
+}
+
+try {
+  if (variants.some((variant) => variant.dist === '@bare')) {
+    // @bare serves a Folio build's answer: one build, started briefly without callgrind, gives it.
+    const build = variants.find((variant) => !isBaseline(variant));
+    if (build === undefined) throw new Error('@bare serves a Folio build\'s answer: name a build too');
+    const port = await freePort();
+    const server = await startServer(build.name, variantArgv(build, port, db.url, bodyFile), port, '/readyz', { ...folioServerEnv(db.url, port, 'info'), ...variantEnv(build) });
+    try {
+      const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
+      writeFileSync(bodyFile, await answer.text());
+    } finally {
+      await server.stop();
+    }
+  }
+  const results: Window[][] = new Array(variants.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, variants.length) }, async () => {
+    while (next < variants.length) {
+      const index = next++;
+      results[index] = await measure(variants[index]!, index);
+    }
+  }));
+  const medians = results.map((windows) => median(windows.map((window) => window.perRequest)));
+  variants.forEach((variant, index) => {
+    const windows = results[index]!.map((window) => window.perRequest.toFixed(0) + (window.migrating ? ' migrating' : ''));
+    const ratio = index === 0 ? '' : `  ${(medians[index]! / medians[0]!).toFixed(3)}× ${variants[0]!.name}`;
+    process.stdout.write(`${variant.name.padEnd(12)} ${medians[index]!.toFixed(0).padStart(8)} instructions/request  (windows ${windows.join(', ')})${ratio}\n`);
+  });
+} finally {
+  await db.storage.close();
+  if (!args.keep) rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,45 @@
+// The builds a comparison names on its command line, NAME=DIST_DIR[:ENV=VALUE,...],
+// and the command each is started with. Shared by bench/ab.ts (time) and
+// bench/instructions.ts (instructions).
+import { join, resolve } from 'node:path';
+import { serveScript } from './processes.ts';
+
+export interface Variant {
+  name: string;
+  /** A build's dist directory, or @bare / @floor for bench/run.ts's two Fastify baselines. */
+  dist: string;
+  env: Record<string, string>;
+  /** NODE_FLAGS=... among the settings: replaces the production command's node flags. */
+  nodeFlags: string[] | undefined;
+}
+
+export function parseVariant(word: string): Variant {
+  const [name, rest] = word.split(/=(.*)/s) as [string, string | undefined];
+  if (!name || !rest) throw new Error(`a variant is NAME=DIST_DIR[:ENV=VALUE,...], got ${word}`);
+  const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
+  const { NODE_FLAGS: nodeFlags, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
+  return { name, dist, env, nodeFlags: nodeFlags?.split(' ').filter(Boolean) };
+}
+
+export const isBaseline = (variant: Variant): boolean => variant.dist.startsWith('@');
+
+/**
+ * Node's arguments for a variant. @bare serves `bodyFile` (a Folio build's answer,
+ * so it must come after one); @floor reads the SQLite file at `databaseUrl`.
+ */
+export function variantArgv(variant: Variant, port: number, databaseUrl: string, bodyFile: string): string[] {
+  switch (variant.dist) {
+    case '@bare':
+      return ['bench/baselines/bare-fastify.mjs', String(port), bodyFile];
+    case '@floor':
+      if (databaseUrl.startsWith('postgres')) throw new Error('@floor reads a SQLite file: not with --postgres');
+      return ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl];
+    default:
+      return [...(variant.nodeFlags ?? serveScript().nodeFlags), join(resolve(variant.dist), 'main.js'), 'serve'];
+  }
+}
+
+/** The variant's environment on top of folioServerEnv: for a build, the serve script's and then its own. */
+export function variantEnv(variant: Variant): Record<string, string> {
+  return { ...(isBaseline(variant) ? {} : serveScript().env), ...variant.env };
+}

@@ -39,7 +39,8 @@ export function mayChangeApplications(text: string): boolean {
 /**
  * Ends a statement that deletes only rows no cached read can miss: tokens revoked,
  * or expired an hour ago, which a bearer look-up answers 401 whether they are
- * there or not (kysely/purge.ts). Such a statement leaves every cached read be.
+ * there or not (kysely/purge.ts), and stale sign-in counters, which no cached
+ * read holds. Such a statement leaves every cached read be.
  */
 export const DELETES_DEAD_ROWS_ONLY = ' /* folio: dead rows only */';
 

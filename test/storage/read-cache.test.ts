@@ -195,7 +195,7 @@ async function terminateListeners(db: Kysely<Database>): Promise<void> {
     where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db);
 }
 
-describe('a purge of dead tokens on SQLite', () => {
+describe('a purge of dead rows on SQLite', () => {
   it('moves neither counter, so what is in memory stays, and still deletes them; other writes move them', async () => {
     const db = createSqliteKysely(SQLITE_MEMORY);
     const storage = createKyselyStorage(db, 'sqlite');
@@ -208,6 +208,25 @@ describe('a purge of dead tokens on SQLite', () => {
       assert.equal((await storage.tokens.purgeExpired(T0 + DAY, T0 + DAY)).accessTokens, 1);
       assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
       await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0) });
+      assert.notEqual(changes.version(), standing[0]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('moves neither counter when it forgets stale sign-in counters, which no cached read holds', async () => {
+    const db = createSqliteKysely(SQLITE_MEMORY);
+    const storage = createKyselyStorage(db, 'sqlite');
+    try {
+      await storage.migrate();
+      const policy = { forgetAfterMs: DAY, lockoutMs: () => 0 };
+      await storage.loginThrottle.countAttempt('account:stale@example.com', T0, policy);
+      const changes = databaseChanges(db)!;
+      const standing = [changes.version(), changes.applicationsVersion()];
+      assert.equal(await storage.loginThrottle.forgetFailuresBefore(T0 + DAY), 1);
+      assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
+      // A sign-in's own counting is an ordinary write.
+      await storage.loginThrottle.countAttempt('account:stale@example.com', T0 + DAY, policy);
       assert.notEqual(changes.version(), standing[0]);
     } finally {
       await storage.close();

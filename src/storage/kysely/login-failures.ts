@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { Database, StorageKind } from '../schema.ts';
 import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
-import { deleteInBatches, pickedRows, yieldToRequests } from './purge.ts';
+import { deleteDeadRows, deleteInBatches, pickedRows, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
   constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
@@ -65,13 +65,13 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   }
 
   // Found through the updated_at index (migration 0004) and deleted in the token
-  // purge's paced batches: a spray of guesses can leave millions of counters.
+  // purge's paced batches, marked like them: a spray of guesses can leave millions
+  // of counters, and their deletion changes no cached read.
   forgetFailuresBefore(olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<number> {
-    return deleteInBatches(this.kind, betweenBatches, (limit) => this.db.deleteFrom('login_failures')
+    return deleteInBatches(this.kind, betweenBatches, (limit) => deleteDeadRows(this.db, this.kind, this.db.deleteFrom('login_failures')
       .where(pickedRows(this.kind, 'key', this.db.selectFrom('login_failures')
         .where('updated_at', '<', olderThan)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
-        .limit(limit)))
-      .executeTakeFirst());
+        .limit(limit)))));
   }
 }

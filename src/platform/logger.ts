@@ -104,9 +104,25 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
   };
 }
 
+/** Strings JSON.stringify changes only by quoting them: printable ASCII but '"' and '\\'. */
+const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * `JSON.stringify(value)`, without its fixed cost where the value is a plain
+ * string or a finite number, which every member of an access-log line usually
+ * is: the seven calls a line took 7.5k instructions of a bearer GET's 160k
+ * (`bench/instructions.ts`, README Performance).
+ */
+export function jsonValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
+  // ECMA-262 SerializeJSONProperty writes a finite number as ToString does.
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return JSON.stringify(value) as string | undefined;
+}
+
 /** One member of an object's JSON, with its leading comma, or '' for a value JSON.stringify leaves out. */
 function jsonMember(name: string, value: unknown): string {
-  const json = JSON.stringify(value) as string | undefined;
+  const json = jsonValue(value);
   return json === undefined ? '' : `,"${name}":${json}`;
 }
 
@@ -145,9 +161,9 @@ export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) =
   const level = logger.levels.values.info!;
   return ({ reqId, req, statusCode, responseTime }) => {
     if (!logger.isLevelEnabled('info')) return;
-    stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(reqId)},`
+    stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${jsonValue(reqId)},`
       + `"req":${serializedRequestJson(req)},"res":{"statusCode":${statusCode}},`
-      + `"responseTime":${JSON.stringify(responseTime)},"msg":"request completed"}\n`);
+      + `"responseTime":${jsonValue(responseTime)},"msg":"request completed"}\n`);
   };
 }
 

@@ -11,6 +11,7 @@ import { createLoginThrottle } from './http/login-throttle.ts';
 import { createMetrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { deferredChildLogger } from './http/request-logger.ts';
 import { registerActivity } from './http/routes/activity.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
 import { registerApplicationSettings } from './http/routes/application-settings.ts';
@@ -49,6 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: answerMalformedHttp,
     // Fastify's own two request lines are replaced by one access-log line (http/access-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger is made when it first logs (http/request-logger.ts).
+    childLoggerFactory: deferredChildLogger,
     forceCloseConnections: 'idle',
     // A path with bad percent-encoding or an overlong parameter fails before any
     // route (and before any hook); without this Fastify answers in its own shape

@@ -52,14 +52,29 @@ export function generateCredential(kind: CredentialKind, random: RandomSource, i
   return prefix + body + checksum(prefix, body);
 }
 
+/** The length of `value`'s body, when it has the prefix, length and alphabet of a credential of this kind. */
+function credentialBodyLength(kind: CredentialKind, value: string): number | undefined {
+  const prefix = credentialPrefixes[kind];
+  if (!value.startsWith(prefix)) return undefined;
+  const bodyLength = value.length - prefix.length - CHECKSUM_LENGTH;
+  if (bodyLength !== BODY_LENGTH && !(bodyLength === TIME_LENGTH + BODY_LENGTH && TIME_ORDERED_PREFIXES.includes(prefix))) return undefined;
+  return BASE64URL.test(value.slice(prefix.length)) ? bodyLength : undefined;
+}
+
+/**
+ * True when `value` has the prefix, length and alphabet of a credential of this
+ * kind: what can be checked without hashing it. No I/O.
+ */
+export function hasCredentialShape(kind: CredentialKind, value: string): boolean {
+  return credentialBodyLength(kind, value) !== undefined;
+}
+
 /** True when `value` has the shape and checksum of a credential of this kind. No I/O. */
 export function isWellFormedCredential(kind: CredentialKind, value: string): boolean {
+  const bodyLength = credentialBodyLength(kind, value);
+  if (bodyLength === undefined) return false;
   const prefix = credentialPrefixes[kind];
-  if (!value.startsWith(prefix)) return false;
-  const bodyLength = value.length - prefix.length - CHECKSUM_LENGTH;
-  if (bodyLength !== BODY_LENGTH && !(bodyLength === TIME_LENGTH + BODY_LENGTH && TIME_ORDERED_PREFIXES.includes(prefix))) return false;
   const rest = value.slice(prefix.length);
-  if (!BASE64URL.test(rest)) return false;
   // A plain comparison: the checksum is no secret, anyone can compute it from the body.
   return rest.slice(bodyLength) === checksum(prefix, rest.slice(0, bodyLength));
 }
@@ -78,12 +93,29 @@ export function hashCredential(value: string): string {
   return issueTimeHex(value) + hash('sha256', value, 'hex');
 }
 
-/** The issue time a well-shaped time-ordered credential carries, in 12 hex digits; '' for any other value. */
+/** Each base64url character's value (RFC 4648 §5), or -1, by character code below 128. */
+const BASE64URL_DIGITS = new Int8Array(128).fill(-1);
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('').forEach((character, digit) => {
+  BASE64URL_DIGITS[character.charCodeAt(0)] = digit;
+});
+
+/**
+ * The issue time a well-shaped time-ordered credential carries, in 12 hex digits;
+ * '' for any other value. Its 8 base64url digits are the 48 bits of the time's 6
+ * bytes, read as one number (exact below 2^53): through a Buffer this took 4.3k
+ * instructions of every bearer request (README, Performance).
+ */
 function issueTimeHex(value: string): string {
   for (const prefix of TIME_ORDERED_PREFIXES) {
     if (value.length !== prefix.length + TIME_LENGTH + BODY_LENGTH + CHECKSUM_LENGTH || !value.startsWith(prefix)) continue;
-    const time = value.slice(prefix.length, prefix.length + TIME_LENGTH);
-    return BASE64URL.test(time) ? Buffer.from(time, 'base64url').toString('hex') : '';
+    let time = 0;
+    for (let index = prefix.length; index < prefix.length + TIME_LENGTH; index++) {
+      const code = value.charCodeAt(index);
+      const digit = code < 128 ? BASE64URL_DIGITS[code]! : -1;
+      if (digit === -1) return '';
+      time = time * 64 + digit;
+    }
+    return time.toString(16).padStart(TIME_BYTES * 2, '0');
   }
   return '';
 }

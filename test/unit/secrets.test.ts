@@ -92,6 +92,20 @@ describe('opaque credentials', () => {
     assert.match(hashCredential(secret), /^[0-9a-f]{64}$/);
   });
 
+  test('hashCredential reads any carried time as its 6 bytes say, and no time from characters outside base64url', () => {
+    const prefix = credentialPrefixes.accessToken;
+    const rest = 'A'.repeat(43 + 6);
+    for (const time of ['AAAAAAAA', '________', '-_-_AZaz', 'GZxQ1a09', '09az-_ZA']) {
+      const value = prefix + time + rest;
+      const sha256 = createHash('sha256').update(value).digest('hex');
+      assert.equal(hashCredential(value), Buffer.from(time, 'base64url').toString('hex') + sha256, time);
+    }
+    for (const time of ['AAAAAAA=', 'AAAA AAA', 'AAAA.AAA', 'AAAA\u00e9AAA', 'AAA\u{1F600}AAA']) {
+      const value = prefix + time + rest;
+      assert.equal(hashCredential(value), createHash('sha256').update(value).digest('hex'), JSON.stringify(time));
+    }
+  });
+
   test('hashesEqual compares digests and refuses empty or mismatched lengths', () => {
     const hash = hashCredential('one');
     assert.equal(hashesEqual(hash, hashCredential('one')), true);

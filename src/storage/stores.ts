@@ -97,6 +97,12 @@ export interface TokenStore {
    */
   saveTokens(tokens: IssuedTokens): Promise<boolean>;
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
+  /**
+   * The access token with this hash when this process holds it in memory, as
+   * findAccessToken would answer now (kysely/read-cache.ts); undefined when it
+   * holds none. Never reads the database. A store without such memory leaves it out.
+   */
+  recallAccessToken?(tokenHash: string): AccessToken | undefined;
   findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
   /**
    * Rotation: marks `previousHash` rotated only if it and its grant are still

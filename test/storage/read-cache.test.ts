@@ -21,6 +21,11 @@ import {
   accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
 } from './fixtures.ts';
 
+/** What a bearer request finds (oauth/bearer.ts): the token recalled from memory, or else read. */
+async function lookedUp(storage: OpenedStorage, hash: string) {
+  return storage.tokens.recallAccessToken?.(hash) ?? await storage.tokens.findAccessToken(hash);
+}
+
 describe('VersionedCache', () => {
   let version = 0;
   let reads = 0;
@@ -48,6 +53,16 @@ describe('VersionedCache', () => {
     });
     await cache.get('a', read);
     assert.equal(reads, 2);
+  });
+
+  it('peeks only at what it holds at the current version, and never reads', async () => {
+    const cache = new VersionedCache<string, string>(10, () => version);
+    assert.equal(cache.peek('a'), undefined);
+    await cache.get('a', read);
+    assert.equal(cache.peek('a'), 'a@0');
+    version++;
+    assert.equal(cache.peek('a'), undefined);
+    assert.equal(reads, 1);
   });
 
   it('remembers no absence, and holds at most its capacity, the oldest going first', async () => {
@@ -127,25 +142,37 @@ describe('bearer reads from memory on a SQLite file', () => {
     return { ...fixture, hash, raw };
   }
 
+  it('recalls a token from memory once read, and not after a write that may have changed it', async () => {
+    const fixture = await createGrant(storage);
+    const raw = rawToken('at');
+    await storage.tokens.saveTokens({ access: accessTokenFor(fixture.grant, raw, T0) });
+    const hash = hashCredential(raw);
+    assert.equal(storage.tokens.recallAccessToken!(hash), undefined);
+    await storage.tokens.findAccessToken(hash);
+    assert.equal(storage.tokens.recallAccessToken!(hash)?.revokedAt, null);
+    await storage.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
+    assert.equal(storage.tokens.recallAccessToken!(hash), undefined);
+  });
+
   it('sees a token revoked through this storage at once (RFC 7009)', async () => {
     const { hash } = await cachedToken();
     assert.equal(await storage.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked')), true);
-    assert.equal((await storage.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await lookedUp(storage, hash))?.revokedAt, T0 + MINUTE);
   });
 
   it('sees an application disconnected, an authorization revoked and an application deleted', async () => {
     const disconnected = await cachedToken();
     await revokeGrant(storage, disconnected.grant.id, T0 + MINUTE);
-    assert.notEqual((await storage.tokens.findAccessToken(disconnected.hash))?.revokedAt ?? null, null);
+    assert.notEqual((await lookedUp(storage, disconnected.hash))?.revokedAt ?? null, null);
 
     const authorization = await cachedToken();
     await storage.grants.revokeAuthorization(authorization.grant.id, null, T0 + MINUTE, auditEvent('grant.revoked'));
-    assert.notEqual((await storage.tokens.findAccessToken(authorization.hash))?.revokedAt ?? null, null);
+    assert.notEqual((await lookedUp(storage, authorization.hash))?.revokedAt ?? null, null);
 
     // Deleting the application deletes its tokens by cascade: no statement names them.
     const deleted = await cachedToken();
     assert.equal(await storage.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted')), true);
-    assert.equal(await storage.tokens.findAccessToken(deleted.hash), undefined);
+    assert.equal(await lookedUp(storage, deleted.hash), undefined);
   });
 
   it('sees portfolios created, changed and deleted through this storage', async () => {
@@ -173,7 +200,7 @@ describe('bearer reads from memory on a SQLite file', () => {
     // Another process's commit counts from the next turn of the event loop on
     // (sqlite-changes.ts); within the turn it happened in, a cached answer may stand.
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal((await storage.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await lookedUp(storage, hash))?.revokedAt, T0 + MINUTE);
     assert.deepEqual((await storage.portfolios.listPortfoliosOwnedBy(user.id)).map((p) => p.name), ['From the CLI']);
   });
 
@@ -307,22 +334,22 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   it('sees a token revoked through this instance at once (RFC 7009)', async () => {
     const { hash } = await cachedToken();
     assert.equal(await one.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked')), true);
-    assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
+    assert.equal((await lookedUp(one, hash))?.revokedAt, T0 + MINUTE);
   });
 
   it("sees the other instance's revocation, disconnection and application deletion once its notice arrives", async () => {
     const revoked = await cachedToken();
     await two.tokens.revokeAccessToken(revoked.hash, T0 + MINUTE, auditEvent('token.revoked'));
-    await eventually(async () => (await one.tokens.findAccessToken(revoked.hash))?.revokedAt === T0 + MINUTE, 1000, 'revocation seen');
+    await eventually(async () => (await lookedUp(one, revoked.hash))?.revokedAt === T0 + MINUTE, 1000, 'revocation seen');
 
     const disconnected = await cachedToken();
     await revokeGrant(two, disconnected.grant.id, T0 + MINUTE);
-    await eventually(async () => (await one.tokens.findAccessToken(disconnected.hash))?.revokedAt === T0 + MINUTE, 1000, 'disconnection seen');
+    await eventually(async () => (await lookedUp(one, disconnected.hash))?.revokedAt === T0 + MINUTE, 1000, 'disconnection seen');
 
     // Deleting the application deletes its tokens by cascade: no statement names them.
     const deleted = await cachedToken();
     await two.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted'));
-    await eventually(async () => (await one.tokens.findAccessToken(deleted.hash)) === undefined, 1000, 'deletion seen');
+    await eventually(async () => (await lookedUp(one, deleted.hash)) === undefined, 1000, 'deletion seen');
   });
 
   it("sees the other instance's portfolios created, changed and deleted once its notice arrives", async () => {

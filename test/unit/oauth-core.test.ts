@@ -8,6 +8,7 @@ import type { GrantHandler, TokenRequest } from '../../src/oauth/grants/grant-ha
 import { createRefreshTokenGrant } from '../../src/oauth/grants/refresh-token.ts';
 import { lifetimes } from '../../src/oauth/lifetimes.ts';
 import { authorizationServerMetadata } from '../../src/oauth/metadata.ts';
+import { verifyAccessToken } from '../../src/oauth/bearer.ts';
 import { readCodeChallenge, verifyCodeVerifier } from '../../src/oauth/pkce.ts';
 import { formatScope, narrowScope, resolveRequestedScope, sameScope } from '../../src/oauth/scopes.ts';
 import { type ClientRequestInput, handleTokenRequest, presentedClient } from '../../src/oauth/token-endpoint.ts';
@@ -15,7 +16,7 @@ import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
-import type { Application, Grant } from '../../src/storage/records.ts';
+import type { AccessToken, Application, Grant } from '../../src/storage/records.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 
 function rejectsWith(code: string) {
@@ -428,5 +429,59 @@ describe('RFC 8414 metadata from the registry', () => {
     const document = authorizationServerMetadata('https://issuer.example', registry);
     assert.deepEqual(document.grant_types_supported, ['b_grant', 'a_grant']);
     assert.equal(document.token_endpoint, 'https://issuer.example/oauth2/token');
+  });
+});
+
+describe('RFC 6750 verifyAccessToken', () => {
+  const clock = new FixedClock(1_700_000_000_000);
+  const raw = generateCredential('accessToken', cryptoRandom, clock.now());
+  const live = {
+    tokenHash: hashCredential(raw), grantId: 1, applicationId: 1, userId: 1, scope: ['read'],
+    createdAt: clock.now(), expiresAt: clock.now() + 60_000, revokedAt: null, originCodeHash: null,
+  } satisfies AccessToken;
+
+  /** A token store that holds `held` in memory and `stored` in its database, and counts what is asked of it. */
+  function store(held: AccessToken | undefined, stored: AccessToken | undefined) {
+    const asked = { recalls: 0, reads: 0 };
+    return {
+      asked,
+      deps: {
+        clock,
+        tokens: {
+          recallAccessToken: () => { asked.recalls++; return held; },
+          findAccessToken: async () => { asked.reads++; return stored; },
+        },
+      },
+    };
+  }
+
+  it('takes a token held in memory without reading the database', async () => {
+    const { asked, deps } = store(live, undefined);
+    assert.equal(await verifyAccessToken(raw, deps), live);
+    assert.deepEqual(asked, { recalls: 1, reads: 0 });
+  });
+
+  it('reads a token not held in memory, once its checksum holds', async () => {
+    const { asked, deps } = store(undefined, live);
+    assert.equal(await verifyAccessToken(raw, deps), live);
+    assert.deepEqual(asked, { recalls: 1, reads: 1 });
+  });
+
+  it('keeps garbage from the database: a wrong checksum, or the wrong shape before any hashing', async () => {
+    const wrongChecksum = raw.slice(0, -1) + (raw.endsWith('A') ? 'B' : 'A');
+    const checked = store(undefined, live);
+    await assert.rejects(verifyAccessToken(wrongChecksum, checked.deps), /malformed/);
+    assert.deepEqual(checked.asked, { recalls: 1, reads: 0 });
+    const shapeless = store(live, live);
+    for (const garbage of ['', 'folio_at_', `${raw}x`, raw.replace('folio_at_', 'folio_rt_'), `${raw.slice(0, 20)}!${raw.slice(21)}`]) {
+      await assert.rejects(verifyAccessToken(garbage, shapeless.deps), /malformed/);
+    }
+    assert.deepEqual(shapeless.asked, { recalls: 0, reads: 0 });
+  });
+
+  it('refuses a token held in memory that is revoked or expired, as one read', async () => {
+    await assert.rejects(verifyAccessToken(raw, store({ ...live, revokedAt: clock.now() }, undefined).deps), /revoked/);
+    await assert.rejects(verifyAccessToken(raw, store({ ...live, expiresAt: clock.now() }, undefined).deps), /expired/);
+    await assert.rejects(verifyAccessToken(raw, store(undefined, undefined).deps), /unknown/);
   });
 });

@@ -49,6 +49,11 @@ export class VersionedCache<Key, Value> {
     return pending;
   }
 
+  /** The value held for `key` at the current version, without reading; undefined when none is. */
+  peek(key: Key): Value | undefined {
+    return this.version() === this.filledAt ? this.entries.get(key) : undefined;
+  }
+
   private async readAndKeep(key: Key, read: (key: Key) => Promise<Value | undefined>, now: number): Promise<Value | undefined> {
     try {
       const value = await read(key);
@@ -64,9 +69,10 @@ export class VersionedCache<Key, Value> {
   }
 }
 
-/** The store with one method of its own in front; every other method is the store's. */
-function overriding<Store extends object, Name extends keyof Store>(store: Store, name: Name, method: Store[Name]): Store {
-  return Object.create(store, { [name]: { value: method, writable: true, enumerable: true, configurable: true } }) as Store;
+/** The store with some methods of its own in front; every other method is the store's. */
+function overriding<Store extends object>(store: Store, methods: Partial<Store>): Store {
+  const descriptors = Object.fromEntries(Object.entries(methods).map(([name, method]) => [name, { value: method, writable: true, enumerable: true, configurable: true }]));
+  return Object.create(store, descriptors) as Store;
 }
 
 /** Frozen, so that no caller can change what the next request is answered with. */
@@ -89,10 +95,14 @@ export function cachingBearerReads(
   };
   const readPortfolios = async (ownerId: number) => frozenPortfolios(await portfolios.listPortfoliosOwnedBy(ownerId));
   return {
-    tokens: overriding(tokens, 'findAccessToken', (hash) => accessTokens.get(hash, readToken)),
+    tokens: overriding(tokens, {
+      findAccessToken: (hash) => accessTokens.get(hash, readToken),
+      recallAccessToken: (hash) => accessTokens.peek(hash),
+    }),
     // Frozen, though typed as the store's mutable list: a caller that changes it fails loudly.
-    portfolios: overriding(portfolios, 'listPortfoliosOwnedBy',
-      (ownerId) => portfolioLists.get(ownerId, readPortfolios) as Promise<Portfolio[]>),
+    portfolios: overriding(portfolios, {
+      listPortfoliosOwnedBy: (ownerId) => portfolioLists.get(ownerId, readPortfolios) as Promise<Portfolio[]>,
+    }),
   };
 }
 
@@ -109,5 +119,5 @@ export function cachingClientLookups(applications: ApplicationStore, version: ()
     Object.freeze(application.scopes);
     return Object.freeze(application);
   };
-  return overriding(applications, 'findApplicationByClientId', (clientId) => byClientId.get(clientId, read));
+  return overriding(applications, { findApplicationByClientId: (clientId) => byClientId.get(clientId, read) });
 }

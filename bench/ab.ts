@@ -14,7 +14,7 @@
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves).
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,7 @@ import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, parseVariant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, parseVariant, saveBareBody, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -80,8 +80,7 @@ try {
     const argv = variantArgv(variant, port, variantDb.url, bodyFile);
     const server = await startServer(variant.name, argv, port, '/readyz', { ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) });
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
-      const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
-      writeFileSync(bodyFile, await answer.text());
+      await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
     variants.push({ name: variant.name, server, db: variantDb, rps: [], cpuUs: [], systemShare: [], p99: [], rssMb: [] });
   }

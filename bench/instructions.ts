@@ -12,12 +12,12 @@
 // NODE_FLAGS=--perf-basic-prof --interpreted-frames-native-stack to a variant
 // and match them against /tmp/perf-PID.map).
 // A server can settle into a V8 state that costs every request more, whatever
-// the build: this session saw a fifth more instructions in some runs, Node's
-// process.nextTick migrating its objects between maps each call (bench/callgrind.ts).
+// the build: a fifth more instructions in some runs, Node's process.nextTick
+// migrating its objects between maps each call (bench/callgrind.ts).
 // A window spending over 1% of its count migrating is marked `migrating`: run
 // that variant again rather than compare it.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ import { countWindow } from './callgrind.ts';
 import { BenchDatabase } from './fixtures.ts';
 import { folioServerEnv, freePort, startServer } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, parseVariant, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, parseVariant, saveBareBody, type Variant, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -145,8 +145,7 @@ try {
     const port = await freePort();
     const server = await startServer(build.name, variantArgv(build, port, db.url, bodyFile), port, '/readyz', { ...folioServerEnv(db.url, port, 'info'), ...variantEnv(build) });
     try {
-      const answer = await fetch(`${server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } });
-      writeFileSync(bodyFile, await answer.text());
+      await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     } finally {
       await server.stop();
     }

@@ -1,6 +1,7 @@
 // The builds a comparison names on its command line, NAME=DIST_DIR[:ENV=VALUE,...],
 // and the command each is started with. Shared by bench/ab.ts (time) and
 // bench/instructions.ts (instructions).
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveScript } from './processes.ts';
 
@@ -42,4 +43,10 @@ export function variantArgv(variant: Variant, port: number, databaseUrl: string,
 /** The variant's environment on top of folioServerEnv: for a build, the serve script's and then its own. */
 export function variantEnv(variant: Variant): Record<string, string> {
   return { ...(isBaseline(variant) ? {} : serveScript().env), ...variant.env };
+}
+
+/** Saves a running build's portfolio list, the answer @bare serves, to `bodyFile`. */
+export async function saveBareBody(serverUrl: string, bearerToken: string, bodyFile: string): Promise<void> {
+  const answer = await fetch(`${serverUrl}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${bearerToken}` } });
+  writeFileSync(bodyFile, await answer.text());
 }

@@ -11,7 +11,8 @@
 // server writes back every server's pages).
 // NODE_FLAGS=... among a variant's settings replaces the production command's node flags (space-separated), e.g.
 //   semi4=dist:NODE_FLAGS=--max-semi-space-size=4 --heap-growing-percent=50
-// For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves).
+// For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves);
+// for client_credentials, NAME=@oidc runs its node-oidc-provider.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, parseVariant, saveBareBody, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -53,14 +54,15 @@ const databaseUrl = postgresDatabase?.url ?? join(work, 'ab.db');
 const db = BenchDatabase.open(databaseUrl);
 const fixtures = await db.prepare();
 const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
+const oidcBasic = `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`;
 
-async function spec(url: string, variantDb: BenchDatabase): Promise<Record<string, unknown>> {
+async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Promise<Record<string, unknown>> {
   const common = { url, connections: 50, duration: Number(args.duration) };
   switch (args.scenario) {
     case 'get':
       return { ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
     case 'client_credentials':
-      return { ...common, kind: 'post', path: '/oauth2/token', headers: { authorization: basic }, form: { grant_type: 'client_credentials' } };
+      return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };
     case 'refresh':
       return { ...common, kind: 'refresh', path: '/oauth2/token', headers: { authorization: basic }, refreshTokens: await variantDb.mintRefreshTokens() };
     default:
@@ -68,7 +70,7 @@ async function spec(url: string, variantDb: BenchDatabase): Promise<Record<strin
   }
 }
 
-interface Measured { name: string; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
+interface Measured { name: string; variant: Variant; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
 const variants: Measured[] = [];
 try {
   for (const word of positionals) {
@@ -78,20 +80,20 @@ try {
     const bodyFile = join(work, 'body.json');
     if (variant.dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = variantArgv(variant, port, variantDb.url, bodyFile);
-    const server = await startServer(variant.name, argv, port, '/readyz', { ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) });
+    const server = await startServer(variant.name, argv, port, readyPath(variant), { ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) });
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
       await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
-    variants.push({ name: variant.name, server, db: variantDb, rps: [], cpuUs: [], systemShare: [], p99: [], rssMb: [] });
+    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], systemShare: [], p99: [], rssMb: [] });
   }
-  for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.db)), duration: 1 }, undefined);
+  for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
     // The order rotates each round: in a fixed order one build measured in two
     // places of the same run differed by 14%.
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
-      const result = await runLoad(await spec(variant.server.url, variant.db), pid);
+      const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
       const after = cpuMs(pid);

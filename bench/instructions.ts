@@ -2,7 +2,10 @@
 // request costs, counted by valgrind's callgrind. A count does not move with what
 // else the machine is doing, where time on this shared machine moves by 8% between
 // two runs of one build: this judges changes too small for bench/ab.ts to see.
-//   node --import tsx bench/instructions.ts [--scenario get|client_credentials] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare]
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials] [--postgres] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
+// With --postgres the builds serve one throwaway database on the local PostgreSQL
+// server (FOLIO_TEST_POSTGRES_URL), dropped at the end; the database's own
+// processes are not counted.
 // Each server runs under callgrind with counting off while `--warm` requests let
 // V8 optimize the hot code, then counts `--windows` windows of `--requests`
 // requests each (ten connections, one request each at a time). A window's count
@@ -24,9 +27,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countWindow } from './callgrind.ts';
 import { BenchDatabase } from './fixtures.ts';
+import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, startServer } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, parseVariant, saveBareBody, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -35,11 +39,13 @@ const { values: args, positionals } = parseArgs({
     requests: { type: 'string', default: '1000' },
     windows: { type: 'string', default: '4' },
     keep: { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
 if (positionals.length === 0) throw new Error('name at least one variant: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (!['get', 'client_credentials'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get or client_credentials`);
+if (args.scenario === 'get' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
 const CONNECTIONS = 10;
 // Under callgrind a server starts about twenty times slower.
 const READY_WITHIN_MS = 300_000;
@@ -47,19 +53,22 @@ const READY_WITHIN_MS = 300_000;
 const AT_ONCE = 2;
 
 const work = mkdtempSync(join(tmpdir(), 'folio-instructions-'));
-const db = BenchDatabase.open(join(work, 'bench.db'));
+const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
+if (args.postgres && adminUrl === undefined) throw new Error('--postgres: no PostgreSQL server answers (set FOLIO_TEST_POSTGRES_URL)');
+const postgresDatabase = adminUrl === undefined ? undefined : await createDatabase(adminUrl, `folio_instructions_${process.pid}`);
+const db = BenchDatabase.open(postgresDatabase?.url ?? join(work, 'bench.db'));
 const fixtures = await db.prepare();
 const bodyFile = join(work, 'body.json');
 const variants = positionals.map(parseVariant);
 
 interface Request { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }
 
-function scenarioRequest(): Request {
+function scenarioRequest(variant: Variant): Request {
   if (args.scenario === 'get') return { method: 'GET', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
-  const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
+  const client = variant.dist === '@oidc' ? OIDC_CLIENT : { id: fixtures.clientId, secret: fixtures.clientSecret };
   return {
-    method: 'POST', path: '/oauth2/token', body: 'grant_type=client_credentials',
-    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST', path: tokenPath(variant), body: 'grant_type=client_credentials',
+    headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
   };
 }
 
@@ -84,13 +93,13 @@ async function load(agent: http.Agent, port: number, request: Request, count: nu
   }));
 }
 
-async function waitUntilReady(child: ChildProcess, port: number, stderr: () => string): Promise<void> {
+async function waitUntilReady(child: ChildProcess, port: number, path: string, stderr: () => string): Promise<void> {
   const started = performance.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${stderr()}`);
     if (performance.now() - started > READY_WITHIN_MS) throw new Error(`not ready within ${READY_WITHIN_MS / 1000} s: ${stderr()}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+      if ((await fetch(`http://127.0.0.1:${port}${path}`)).ok) return;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -100,7 +109,8 @@ interface Window { perRequest: number; migrating: boolean }
 
 /** Instructions a request, per window, TurboFan's background compiling left out. */
 async function measure(variant: Variant, index: number): Promise<Window[]> {
-  const variantDb = await db.copyTo(join(work, `${index}.db`));
+  // On PostgreSQL the builds share the one throwaway database; only its own process is counted.
+  const variantDb = postgresDatabase === undefined ? await db.copyTo(join(work, `${index}.db`)) : db;
   const dumps = join(work, `dumps-${index}.out`);
   const port = await freePort();
   const child = spawn('valgrind', [
@@ -112,8 +122,8 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const callgrind = (...command: string[]) => execFileSync('callgrind_control', [...command, String(child.pid)], { stdio: 'ignore' });
   try {
-    await waitUntilReady(child, port, () => stderr);
-    const request = scenarioRequest();
+    await waitUntilReady(child, port, readyPath(variant), () => stderr);
+    const request = scenarioRequest(variant);
     await load(agent, port, request, Number(args.warm));
     callgrind('--instr=on');
     const perWindow: Window[] = [];
@@ -133,7 +143,7 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
   } finally {
     agent.destroy();
     child.kill('SIGKILL');
-    await variantDb.close();
+    if (variantDb !== db) await variantDb.close();
   }
 }
 
@@ -166,5 +176,6 @@ try {
   });
 } finally {
   await db.storage.close();
+  if (postgresDatabase !== undefined) await dropDatabase(adminUrl!, postgresDatabase.name);
   if (!args.keep) rmSync(work, { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@ import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
+import { OIDC_CLIENT, parseVariant, readyPath, variantArgv } from './variants.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -233,9 +234,10 @@ async function main(): Promise<number> {
   const floor = await startServer('fastify-sqlite', ['bench/baselines/fastify-sqlite.mjs', String(floorPort), join(work, 'main.db')], floorPort, '/readyz');
   servers.push(floor);
   const oidcPort = await freePort();
-  const oidc = await startServer('oidc-provider', ['bench/baselines/oidc-provider.mjs', String(oidcPort), 'bench-client', 'bench-secret'], oidcPort, '/.well-known/openid-configuration');
+  const oidcVariant = parseVariant('oidc-provider=@oidc');
+  const oidc = await startServer('oidc-provider', variantArgv(oidcVariant, oidcPort, '', ''), oidcPort, readyPath(oidcVariant));
   servers.push(oidc);
-  const oidcBasic = `Basic ${Buffer.from('bench-client:bench-secret').toString('base64')}`;
+  const oidcBasic = `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`;
   const oidcToken = (await (await fetch(`${oidc.url}/token`, { method: 'POST', headers: { authorization: oidcBasic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
 
   const scenarios: Scenario[] = ([

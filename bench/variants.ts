@@ -7,7 +7,7 @@ import { serveScript } from './processes.ts';
 
 export interface Variant {
   name: string;
-  /** A build's dist directory, or @bare / @floor for bench/run.ts's two Fastify baselines. */
+  /** A build's dist directory, or @bare / @floor / @oidc for bench/run.ts's baselines. */
   dist: string;
   env: Record<string, string>;
   /** NODE_FLAGS=... among the settings: replaces the production command's node flags. */
@@ -24,9 +24,19 @@ export function parseVariant(word: string): Variant {
 
 export const isBaseline = (variant: Variant): boolean => variant.dist.startsWith('@');
 
+/** The one client_credentials client @oidc (node-oidc-provider) knows. */
+export const OIDC_CLIENT = { id: 'bench-client', secret: 'bench-secret' };
+
+/** Where a variant answers once it has started. */
+export const readyPath = (variant: Variant): string => (variant.dist === '@oidc' ? '/.well-known/openid-configuration' : '/readyz');
+
+/** Where a variant's token endpoint is. */
+export const tokenPath = (variant: Variant): string => (variant.dist === '@oidc' ? '/token' : '/oauth2/token');
+
 /**
  * Node's arguments for a variant. @bare serves `bodyFile` (a Folio build's answer,
- * so it must come after one); @floor reads the SQLite file at `databaseUrl`.
+ * so it must come after one); @floor reads the SQLite file at `databaseUrl`;
+ * @oidc issues client_credentials tokens to OIDC_CLIENT, from memory.
  */
 export function variantArgv(variant: Variant, port: number, databaseUrl: string, bodyFile: string): string[] {
   switch (variant.dist) {
@@ -35,6 +45,8 @@ export function variantArgv(variant: Variant, port: number, databaseUrl: string,
     case '@floor':
       if (databaseUrl.startsWith('postgres')) throw new Error('@floor reads a SQLite file: not with --postgres');
       return ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl];
+    case '@oidc':
+      return ['bench/baselines/oidc-provider.mjs', String(port), OIDC_CLIENT.id, OIDC_CLIENT.secret];
     default:
       return [...(variant.nodeFlags ?? serveScript().nodeFlags), join(resolve(variant.dist), 'main.js'), 'serve'];
   }

@@ -44,6 +44,42 @@ describe('group commit on SQLite', () => {
     assert.deepEqual(await emails(), ['first@example.test', 'last@example.test']);
   });
 
+  it('runs each write once when none throws, and the whole batch again after a rollback when one does', async () => {
+    const inTransaction = groupCommit(db);
+    const runs = new Map<string, number>();
+    const counted = (email: string, fails = false) => async (trx: Kysely<Database>) => {
+      runs.set(email, (runs.get(email) ?? 0) + 1);
+      await addUser(email)(trx);
+      if (fails) throw new Error('changed my mind');
+      return email;
+    };
+    await Promise.all([inTransaction(counted('a@example.test')), inTransaction(counted('b@example.test'))]);
+    assert.deepEqual([...runs.values()], [1, 1]);
+
+    runs.clear();
+    const outcomes = await Promise.allSettled([
+      inTransaction(counted('c@example.test')),
+      inTransaction(counted('d@example.test', true)),
+      inTransaction(counted('e@example.test')),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    // The first run stopped at the write that threw; the second ran every write, each in a savepoint.
+    assert.deepEqual(Object.fromEntries(runs), { 'c@example.test': 2, 'd@example.test': 2, 'e@example.test': 1 });
+    assert.deepEqual(await emails(), ['a@example.test', 'b@example.test', 'c@example.test', 'e@example.test']);
+  });
+
+  it('answers a lone write that throws with its own error, having written nothing', async () => {
+    const inTransaction = groupCommit(db);
+    let runs = 0;
+    await assert.rejects(inTransaction(async (trx) => {
+      runs += 1;
+      await addUser('alone@example.test')(trx);
+      throw new Error('changed my mind');
+    }), /changed my mind/);
+    assert.equal(runs, 1);
+    assert.deepEqual(await emails(), []);
+  });
+
   it('handles more writes than one batch holds', async () => {
     const inTransaction = groupCommit(db);
     await Promise.all(Array.from({ length: 600 }, (_, index) => inTransaction(addUser(`user${index}@example.test`))));

@@ -2,7 +2,7 @@
 // request costs, counted by valgrind's callgrind. A count does not move with what
 // else the machine is doing, where time on this shared machine moves by 8% between
 // two runs of one build: this judges changes too small for bench/ab.ts to see.
-//   node --import tsx bench/instructions.ts [--scenario get|client_credentials] [--postgres] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
 // With --postgres the builds serve one throwaway database on the local PostgreSQL
 // server (FOLIO_TEST_POSTGRES_URL), dropped at the end; the database's own
 // processes are not counted.
@@ -44,8 +44,8 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 if (positionals.length === 0) throw new Error('name at least one variant: NAME=DIST_DIR[:ENV=VALUE,...]');
-if (!['get', 'client_credentials'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get or client_credentials`);
-if (args.scenario === 'get' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
+if (!['get', 'client_credentials', 'refresh'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get, client_credentials or refresh`);
+if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
 const CONNECTIONS = 10;
 // Under callgrind a server starts about twenty times slower.
 const READY_WITHIN_MS = 300_000;
@@ -63,32 +63,48 @@ const variants = positionals.map(parseVariant);
 
 interface Request { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }
 
-function scenarioRequest(variant: Variant): Request {
-  if (args.scenario === 'get') return { method: 'GET', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
+/** The requests a scenario sends, one after another; a refresh follows rotation chains. */
+interface Scenario { next(): Request; answered(body: string): void }
+
+async function scenarioFor(variant: Variant, variantDb: BenchDatabase): Promise<Scenario> {
+  if (args.scenario === 'get') {
+    const request: Request = { method: 'GET', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
+    return { next: () => request, answered: () => {} };
+  }
   const client = variant.dist === '@oidc' ? OIDC_CLIENT : { id: fixtures.clientId, secret: fixtures.clientSecret };
+  const headers = { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' };
+  if (args.scenario === 'client_credentials') {
+    const request: Request = { method: 'POST', path: tokenPath(variant), headers, body: 'grant_type=client_credentials' };
+    return { next: () => request, answered: () => {} };
+  }
+  // Each answer's refresh token is a later request's (RFC 9700 §4.14.2 rotation).
+  const pool = await variantDb.mintRefreshTokens();
   return {
-    method: 'POST', path: tokenPath(variant), body: 'grant_type=client_credentials',
-    headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    next: () => ({ method: 'POST', path: tokenPath(variant), headers, body: `grant_type=refresh_token&refresh_token=${pool.shift()}` }),
+    answered: (body) => { pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token); },
   };
 }
 
-function send(agent: http.Agent, port: number, request: Request): Promise<number> {
+function send(agent: http.Agent, port: number, request: Request): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request({ host: '127.0.0.1', port, agent, method: request.method, path: request.path, headers: request.headers }, (response) => {
-      response.resume();
-      response.once('end', () => resolve(response.statusCode!));
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { body += chunk; });
+      response.once('end', () => resolve({ status: response.statusCode!, body }));
     });
     outgoing.once('error', reject);
     outgoing.end(request.body);
   });
 }
 
-async function load(agent: http.Agent, port: number, request: Request, count: number): Promise<void> {
+async function load(agent: http.Agent, port: number, scenario: Scenario, count: number): Promise<void> {
   let left = count;
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     while (left-- > 0) {
-      const status = await send(agent, port, request);
+      const { status, body } = await send(agent, port, scenario.next());
       if (status !== 200) throw new Error(`answered ${status}, not 200: a count of refusals would mean nothing`);
+      scenario.answered(body);
     }
   }));
 }
@@ -123,13 +139,13 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
   const callgrind = (...command: string[]) => execFileSync('callgrind_control', [...command, String(child.pid)], { stdio: 'ignore' });
   try {
     await waitUntilReady(child, port, readyPath(variant), () => stderr);
-    const request = scenarioRequest(variant);
-    await load(agent, port, request, Number(args.warm));
+    const scenario = await scenarioFor(variant, variantDb);
+    await load(agent, port, scenario, Number(args.warm));
     callgrind('--instr=on');
     const perWindow: Window[] = [];
     for (let window = 0; window < Number(args.windows); window++) {
       callgrind('--zero');
-      await load(agent, port, request, Number(args.requests));
+      await load(agent, port, scenario, Number(args.requests));
       callgrind('--dump');
       const newest = readdirSync(work).filter((file) => file.startsWith(`dumps-${index}.out.`))
         .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;

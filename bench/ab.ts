@@ -38,6 +38,7 @@ const { values: args, positionals } = parseArgs({
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
 // Databases of one PostgreSQL server share its WAL, its buffers and its fsyncs, so
 // a database per variant would separate nothing that matters to a comparison.
+if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
 if (args.postgres && args['own-databases']) throw new Error('--own-databases is for SQLite files; PostgreSQL variants share one server whatever the database');
 
 /** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */

@@ -9,7 +9,7 @@ import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
-import { OIDC_CLIENT, parseVariant, readyPath, variantArgv } from './variants.ts';
+import { OIDC_CLIENT, parseVariant, readyPath, tokenPath, variantArgv } from './variants.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -238,14 +238,14 @@ async function main(): Promise<number> {
   const oidc = await startServer('oidc-provider', variantArgv(oidcVariant, oidcPort, '', ''), oidcPort, readyPath(oidcVariant));
   servers.push(oidc);
   const oidcBasic = `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`;
-  const oidcToken = (await (await fetch(`${oidc.url}/token`, { method: 'POST', headers: { authorization: oidcBasic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
+  const oidcToken = (await (await fetch(`${oidc.url}${tokenPath(oidcVariant)}`, { method: 'POST', headers: { authorization: oidcBasic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
 
   const scenarios: Scenario[] = ([
     { name: 'bare Fastify GET (same JSON)', backend: '—', server: bare, spec: async () => load(bare, 'get', '/api/v2/portfolios.json') },
     { name: 'Fastify + the same two SQLite reads, nothing else', backend: '—', server: floor, versus: 'bare Fastify',
       spec: async () => load(floor, 'get', '/api/v2/portfolios.json', { headers: { authorization: `Bearer ${sqlite.main.bearer[0]}` } }) },
     { name: 'oidc-provider client_credentials token', backend: 'memory', server: oidc,
-      spec: async () => load(oidc, 'post', '/token', { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
+      spec: async () => load(oidc, 'post', tokenPath(oidcVariant), { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
     { name: 'oidc-provider introspection', backend: 'memory', server: oidc,
       spec: async () => load(oidc, 'post', '/token/introspection', { headers: { authorization: oidcBasic }, form: { token: oidcToken.access_token } }) },
     ...backends.flatMap(folioScenarios),

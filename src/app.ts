@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerSecurityHeaders(app);
   const metrics = createMetrics();
-  registerMetrics(app, metrics, everyResponse);
+  registerMetrics(app, metrics, everyResponse, deps.storage);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
   registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.rateLimited.inc() });
   await registerOpenApi(app, { issuer: config.baseUrl });

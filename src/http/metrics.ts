@@ -3,7 +3,8 @@
 // route patterns (never raw URLs), HTTP methods, status codes, grant types and
 // the OAuthErrorCode union. No token, client id or user id is ever a label.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { Storage } from '../storage/stores.ts';
 import { errorCodeOf } from './errors.ts';
 import type { EveryResponse } from './every-response.ts';
 import { registerRequestMetrics } from './request-metrics.ts';
@@ -26,8 +27,21 @@ export function createMetrics(): Metrics {
 }
 
 /** Add before the routes, so the response hook sees every one of them. */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyResponse: EveryResponse): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  everyResponse: EveryResponse,
+  storage: Pick<Storage, 'readsFromMemory'>,
+): void {
   const { registry } = metrics;
+  // Read when scraped: on PostgreSQL a 0 means this instance has lost the connection
+  // that hears other instances' changes, and every bearer request reads the database.
+  new Gauge({
+    name: 'folio_reads_from_memory',
+    help: '1 while bearer reads and client look-ups may be answered from memory, 0 while each goes to the database',
+    registers: [registry],
+    collect() { this.set(storage.readsFromMemory() ? 1 : 0); },
+  });
   const recordRequest = registerRequestMetrics(registry);
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers: [registry] });
 

@@ -28,6 +28,13 @@ export interface DatabaseChanges {
    * request, leaves them be.
    */
   applicationsVersion(): number;
+  /**
+   * Whether the numbers above can be relied on now: always on SQLite; on
+   * PostgreSQL while the connection that hears other instances' commits is proven
+   * (postgres-changes.ts). While not, both move on every call, so every cached
+   * read goes to the database.
+   */
+  trusted(): boolean;
 }
 
 const changesByDatabase = new WeakMap<Kysely<Database>, DatabaseChanges>();

@@ -70,7 +70,7 @@ export class PostgresChanges implements DatabaseChanges {
     return this.applicationsCounter;
   }
 
-  private trusted(): boolean {
+  trusted(): boolean {
     // Listening starts with the first cached read: the command line never needs it.
     if (this.heartbeats === undefined && !this.stopped) this.start();
     return this.elapsed() < this.trustedUntil;

@@ -238,6 +238,12 @@ export interface Storage {
   secretReveals: SecretRevealStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
+  /**
+   * True while the bearer API's reads and client look-ups may be answered from
+   * memory: always on SQLite; on PostgreSQL while this instance hears other
+   * instances' changes (false: every such read goes to the database).
+   */
+  readsFromMemory(): boolean;
   readonly kind: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }

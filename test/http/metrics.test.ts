@@ -86,6 +86,13 @@ describe('GET /metrics', () => {
     assert.equal(sample(text, 'folio_oauth_errors_total{error="rate_limited"}'), 2);
   });
 
+  it('says, when scraped, whether bearer reads are answered from memory', async () => {
+    assert.equal(sample(await scrape(), 'folio_reads_from_memory'), 1); // SQLite: always
+    // As on PostgreSQL while no connection hears other instances' changes.
+    t.storage.readsFromMemory = () => false;
+    assert.equal(sample(await scrape(), 'folio_reads_from_memory'), 0);
+  });
+
   it('keeps one registry per app: another app starts from zero', async () => {
     await tokenRequest(t, { grant_type: 'client_credentials' }, basic(client.clientId, client.clientSecret));
     const other = await createTestApp();

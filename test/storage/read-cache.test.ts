@@ -142,6 +142,13 @@ describe('bearer reads from memory on a SQLite file', () => {
     return { ...fixture, hash, raw };
   }
 
+  it('says its reads come from memory until it is closed', async () => {
+    assert.equal(storage.readsFromMemory(), true);
+    const another = await openStorage(file);
+    await another.close();
+    assert.equal(another.readsFromMemory(), false);
+  });
+
   it('recalls a token from memory once read, and not after a write that may have changed it', async () => {
     const fixture = await createGrant(storage);
     const raw = rawToken('at');
@@ -367,12 +374,15 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   it('keeps nothing while its listening connection is gone, and listens again', async () => {
     const { hash } = await cachedToken();
     const changes = databaseChanges(instances.oneDb)!;
+    assert.equal(one.readsFromMemory(), true);
     await terminateListeners(instances.oneDb);
     await eventually(() => !trusted(() => changes.version()), 1000, 'the lost connection noticed');
+    assert.equal(one.readsFromMemory(), false); // what /metrics says as folio_reads_from_memory
     // Missed by instance one, whose listener is down: it reads from the database instead.
     await two.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
     await eventually(() => trusted(() => changes.version()), 3000, 'listening again');
+    assert.equal(one.readsFromMemory(), true);
   });
 });
 
@@ -387,7 +397,9 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
     const changes = new PostgresChanges(database.url, (listening) => heard.push(listening), () => clock);
     try {
       assert.notEqual(changes.version(), changes.version()); // not listening yet
+      assert.equal(changes.trusted(), false);
       await eventually(() => trusted(() => changes.version()), 2000, 'listening');
+      assert.equal(changes.trusted(), true);
       assert.deepEqual(heard, [true]);
 
       // Another instance's proof is no change; a trigger's notice is one. Notices come in commit order.
@@ -406,6 +418,7 @@ describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TES
       const standing = changes.version();
       clock += NOTICES_TRUSTED_FOR_MS;
       assert.equal(trusted(() => changes.version()), false);
+      assert.equal(changes.trusted(), false);
       // The next proof (sent within 500 ms, real time) comes back, and trust returns with a new number.
       await eventually(() => trusted(() => changes.version()), 2000, 'trusted again');
       assert.notEqual(changes.version(), standing);

@@ -56,6 +56,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
         return false;
       }
     },
+    readsFromMemory: () => !closed && changes !== undefined && changes.trusted(),
     migrate: () => migrateToLatest(db, kind),
     async close() {
       if (closed) return;

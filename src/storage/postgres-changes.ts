@@ -71,7 +71,8 @@ export class PostgresChanges implements DatabaseChanges {
   }
 
   trusted(): boolean {
-    // Listening starts with the first cached read: the command line never needs it.
+    // Listening starts with the first cached read (or /metrics scrape, which asks
+    // this): the command line never needs it.
     if (this.heartbeats === undefined && !this.stopped) this.start();
     return this.elapsed() < this.trustedUntil;
   }

@@ -1,16 +1,19 @@
 // On PostgreSQL a token issue claims its grant with a shared lock (token-issue-postgres.ts):
 // issues on one grant do not wait for each other's commits, a revocation waits for them,
-// and the grant's last use is written at most once a second.
+// and the grant's last use is written at most once a second. Saves on one grant
+// (client_credentials issues) go in batches, one statement and one commit for many.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
+import type { Grant } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
+import type { IssuedTokens } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from './contract.ts';
-import { T0, accessTokenFor, createGrant, revokeGrant } from './fixtures.ts';
+import { MINUTE, T0, accessTokenFor, auditEvent, createGrant, revokeGrant, tokenPairFor } from './fixtures.ts';
 
 const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
@@ -83,5 +86,66 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.deepEqual(new Set(outcomes), new Set([true]));
     const issued = await db.selectFrom('access_tokens').select((eb) => eb.fn.countAll<string>().as('count')).where('grant_id', '=', grant.id).executeTakeFirstOrThrow();
     assert.equal(Number(issued.count), 51);
+  });
+
+  // Saves on one grant that arrive while a statement for it is in flight go together
+  // in the next statement (grant-batches.ts): one transaction for all of them.
+  /** The transaction that wrote each access token, or undefined where none was written. */
+  async function writtenBy(tokens: readonly IssuedTokens[]): Promise<(string | undefined)[]> {
+    const hashes = tokens.map((issued) => issued.access.tokenHash);
+    const rows = await sql<{ token_hash: string; xid: string }>`
+      select token_hash, xmin::text as xid from access_tokens where token_hash = any(${hashes}::text[])`.execute(db);
+    const byHash = new Map(rows.rows.map((row) => [row.token_hash, row.xid]));
+    return hashes.map((hash) => byHash.get(hash));
+  }
+
+  /** Issued tokens whose audit event names them, so each issue's event can be found. */
+  function issueWithEvent(grant: Grant, label: string): IssuedTokens {
+    return { ...tokenPairFor(grant, T0 + MINUTE), event: auditEvent('token.issued', T0 + MINUTE, { label }) };
+  }
+
+  async function eventLabels(): Promise<string[]> {
+    const rows = await db.selectFrom('audit_events').select('detail').where('type', '=', 'token.issued').execute();
+    return rows.map((row) => (JSON.parse(row.detail) as { label: string }).label).sort();
+  }
+
+  it('commits the issues that arrive while one is in flight together, in one transaction', async () => {
+    const { grant } = await createGrant(storage);
+    const issues = Array.from({ length: 6 }, () => ({ access: accessTokenFor(grant) }));
+    const outcomes = await Promise.all(issues.map((issue) => storage.tokens.saveTokens(issue)));
+    assert.deepEqual(outcomes, issues.map(() => true));
+    const [first, ...rest] = await writtenBy(issues);
+    assert.notEqual(first, undefined);
+    assert.equal(new Set(rest).size, 1, 'the five that waited share one transaction');
+    assert.notEqual(rest[0], first);
+  });
+
+  it('writes every refresh token and audit event of a batch, each issue\'s own', async () => {
+    const { grant } = await createGrant(storage);
+    const labels = ['a', 'b', 'c', 'd'];
+    const issues = labels.map((label) => issueWithEvent(grant, label));
+    assert.deepEqual(await Promise.all(issues.map((issue) => storage.tokens.saveTokens(issue))), [true, true, true, true]);
+    const written = await writtenBy(issues);
+    assert.equal(new Set(written.slice(1)).size, 1, 'the three that waited share one transaction');
+    for (const issue of issues) {
+      assert.deepEqual(await storage.tokens.findAccessToken(issue.access.tokenHash), issue.access);
+      assert.deepEqual(await storage.tokens.findRefreshToken(issue.refresh!.tokenHash), issue.refresh);
+    }
+    assert.deepEqual(await eventLabels(), labels);
+  });
+
+  it('writes the grant\'s last use once for a batch, at its latest issue', async () => {
+    const { grant } = await createGrant(storage);
+    const times = [T0 + 2 * MINUTE, T0 + 2 * MINUTE + 40, T0 + 2 * MINUTE + 1500, T0 + 2 * MINUTE + 20];
+    await Promise.all(times.map((time) => storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, time) })));
+    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + 2 * MINUTE + 1500);
+  });
+
+  it('writes nothing of a batch whose grant was revoked', async () => {
+    const { grant } = await createGrant(storage);
+    await revokeGrant(storage, grant.id, T0 + 1);
+    const issues = Array.from({ length: 4 }, () => ({ access: accessTokenFor(grant) }));
+    assert.deepEqual(await Promise.all(issues.map((issue) => storage.tokens.saveTokens(issue))), [false, false, false, false]);
+    assert.deepEqual(await writtenBy(issues), [undefined, undefined, undefined, undefined]);
   });
 });

@@ -1,32 +1,38 @@
 // PostgreSQL: each token issue is one statement, so one round trip and one
 // implicit transaction, where a transaction of its own statements took seven
-// (BEGIN, grant, rotation, two inserts, audit event, COMMIT).
+// (BEGIN, grant, rotation, two inserts, audit event, COMMIT). client_credentials
+// issues on one grant go in batches, a statement for many (grant-batches.ts).
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { AccessToken } from '../records.ts';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
 import { scopeToColumn } from './columns.ts';
+import { GrantBatches } from './grant-batches.ts';
 import { preparedStatement } from './prepared.ts';
 import type { TokenIssue } from './token-writes.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
 
 /**
- * The rows travel as JSON arrays (one element, or none when the issue has no
- * refresh token or event) and become rows of the table's own type through
- * json_populate_recordset, so the statement text stays the same for every issue.
+ * The rows of one issue or a batch travel as three JSON arrays (an issue without
+ * a refresh token or event adds none) and become rows of the table's own type
+ * through json_populate_recordset, so the statement text stays the same for every issue.
  */
-function issuedRows({ access, refresh, event }: IssuedTokens): [access: string, refresh: string, event: string] {
+function issuedRows(issues: readonly IssuedTokens[]): [access: string, refresh: string, event: string] {
   const tokenRow = (token: AccessToken): Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> => ({
     token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
     scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
     origin_code_hash: token.originCodeHash,
   });
-  return [
-    JSON.stringify([tokenRow(access)]),
-    JSON.stringify(refresh ? [{ ...tokenRow(refresh), rotated_at: refresh.rotatedAt }] : []),
-    JSON.stringify(event ? [auditEventRow(event)] : []),
-  ];
+  const access: unknown[] = [];
+  const refreshes: unknown[] = [];
+  const events: unknown[] = [];
+  for (const { access: token, refresh, event } of issues) {
+    access.push(tokenRow(token));
+    if (refresh) refreshes.push({ ...tokenRow(refresh), rotated_at: refresh.rotatedAt });
+    if (event) events.push(auditEventRow(event));
+  }
+  return [JSON.stringify(access), JSON.stringify(refreshes), JSON.stringify(events)];
 }
 
 /**
@@ -128,17 +134,24 @@ export function issueInOneStatement(db: Kysely<Database>): TokenIssue {
       select code_hash from consumed`.compile(db),
   }));
 
+  // The issues of a batch share one grant and its claim: all are written, or none.
+  // Rotations and redemptions are not batched: each spends a credential of its own
+  // grant (a user's refresh chain waits for each answer), so one grant seldom has
+  // two at once, and a batch across grants would take several grants' locks.
+  const saves = new GrantBatches<IssuedTokens, boolean>(async (issues) => {
+    const usedAt = issues.reduce((latest, tokens) => Math.max(latest, tokens.access.createdAt), 0);
+    const result = await save(db, issues[0]!.access.grantId, usedAt, ...issuedRows(issues));
+    return issues.map(() => result.rows.length > 0);
+  });
+
   return {
-    async save(tokens) {
-      const result = await save(db, tokens.access.grantId, tokens.access.createdAt, ...issuedRows(tokens));
-      return result.rows.length > 0;
-    },
+    save: (tokens) => saves.submit(tokens.access.grantId, tokens),
     async rotate(previousHash, next, now) {
-      const result = await rotate(db, next.access.grantId, previousHash, now, ...issuedRows(next));
+      const result = await rotate(db, next.access.grantId, previousHash, now, ...issuedRows([next]));
       return result.rows.length > 0;
     },
     async redeem(codeHash, tokens, now) {
-      const result = await redeem(db, tokens.access.grantId, codeHash, now, ...issuedRows(tokens));
+      const result = await redeem(db, tokens.access.grantId, codeHash, now, ...issuedRows([tokens]));
       return result.rows.length > 0;
     },
   };

@@ -1,0 +1,93 @@
+// PostgreSQL's token issues go in batches per grant (src/storage/kysely/grant-batches.ts).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GrantBatches } from '../../src/storage/kysely/grant-batches.ts';
+
+/** A statement runner whose calls stay in flight until `finish` is called for them. */
+function heldRunner(fail: (issue: string) => boolean = () => false) {
+  const calls: { issues: string[]; finish(): void }[] = [];
+  const run = (issues: readonly string[]) => new Promise<string[]>((resolve, reject) => {
+    calls.push({
+      issues: [...issues],
+      finish: () => (issues.some(fail) ? reject(new Error(`cannot write ${issues.join(', ')}`)) : resolve(issues.map((issue) => `${issue} written`))),
+    });
+  });
+  return { calls, run };
+}
+
+const turn = () => new Promise((resolve) => { setImmediate(resolve); });
+
+describe('grant batches', () => {
+  it('sends an issue at once, and the issues on its grant that arrive meanwhile together after it', async () => {
+    const { calls, run } = heldRunner();
+    const batches = new GrantBatches(run);
+    const first = batches.submit(1, 'a');
+    const later = ['b', 'c', 'd'].map((issue) => batches.submit(1, issue));
+    await turn();
+    assert.deepEqual(calls.map((call) => call.issues), [['a']]);
+    calls[0]!.finish();
+    assert.equal(await first, 'a written');
+    await turn();
+    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b', 'c', 'd']]);
+    calls[1]!.finish();
+    assert.deepEqual(await Promise.all(later), ['b written', 'c written', 'd written']);
+  });
+
+  it('does not hold an issue back for another grant\'s statement', async () => {
+    const { calls, run } = heldRunner();
+    const batches = new GrantBatches(run);
+    const outcomes = [batches.submit(1, 'a'), batches.submit(2, 'b'), batches.submit(1, 'c')];
+    await turn();
+    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b']]);
+    calls[1]!.finish();
+    assert.equal(await outcomes[1], 'b written');
+    calls[0]!.finish();
+    await outcomes[0];
+    await turn();
+    calls[2]!.finish();
+    assert.equal(await outcomes[2], 'c written');
+    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b'], ['c']]);
+  });
+
+  it('runs each issue of a batch that failed again alone, so only the one that cannot be written fails', async () => {
+    const { calls, run } = heldRunner((issue) => issue === 'bad');
+    const batches = new GrantBatches(run);
+    const first = batches.submit(1, 'a');
+    const later = ['b', 'bad', 'c'].map((issue) => batches.submit(1, issue).then((value) => value, (error: Error) => error.message));
+    await turn();
+    calls[0]!.finish();
+    await first;
+    await turn();
+    calls[1]!.finish();
+    while (calls.length < 5) await turn();
+    calls.slice(2).forEach((call) => call.finish());
+    assert.deepEqual(await Promise.all(later), ['b written', 'cannot write bad', 'c written']);
+    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+  });
+
+  it('answers a lone issue whose statement failed with its error, and goes on with the next batch', async () => {
+    const { calls, run } = heldRunner((issue) => issue === 'bad');
+    const batches = new GrantBatches(run);
+    const bad = batches.submit(1, 'bad');
+    const next = batches.submit(1, 'a');
+    await turn();
+    calls[0]!.finish();
+    await assert.rejects(bad, /cannot write bad/);
+    await turn();
+    calls[1]!.finish();
+    assert.equal(await next, 'a written');
+  });
+
+  it('puts at most 64 issues in one statement', async () => {
+    const { calls, run } = heldRunner();
+    const batches = new GrantBatches(run);
+    const outcomes = Array.from({ length: 101 }, (_, index) => batches.submit(1, `i${index}`));
+    for (let call = 0; call < 3; call++) {
+      await turn();
+      calls[call]!.finish();
+      await turn();
+    }
+    await Promise.all(outcomes);
+    assert.deepEqual(calls.map((call) => call.issues.length), [1, 64, 36]);
+  });
+});

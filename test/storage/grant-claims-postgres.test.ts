@@ -1,19 +1,21 @@
 // On PostgreSQL a token issue claims its grant with a shared lock (token-issue-postgres.ts):
 // issues on one grant do not wait for each other's commits, a revocation waits for them,
 // and the grant's last use is written at most once a second. Saves on one grant
-// (client_credentials issues) go in batches, one statement and one commit for many.
+// (client_credentials issues) go in batches, one statement and one commit for many;
+// rotations and code exchanges in batches across grants, each exchange standing or
+// falling on its own credential and grant.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
-import type { Grant } from '../../src/storage/records.ts';
+import type { AuthorizationCode, Grant } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from './contract.ts';
-import { MINUTE, T0, accessTokenFor, auditEvent, createGrant, revokeGrant, tokenPairFor } from './fixtures.ts';
+import { MINUTE, T0, accessTokenFor, auditEvent, codeFor, createGrant, createUser, revokeGrant, tokenPairFor } from './fixtures.ts';
 
 const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
@@ -89,7 +91,7 @@ describe('grant claims on PostgreSQL', { skip }, () => {
   });
 
   // Saves on one grant that arrive while a statement for it is in flight go together
-  // in the next statement (grant-batches.ts): one transaction for all of them.
+  // in the next statement (issue-batches.ts): one transaction for all of them.
   /** The transaction that wrote each access token, or undefined where none was written. */
   async function writtenBy(tokens: readonly IssuedTokens[]): Promise<(string | undefined)[]> {
     const hashes = tokens.map((issued) => issued.access.tokenHash);
@@ -148,4 +150,119 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.deepEqual(await Promise.all(issues.map((issue) => storage.tokens.saveTokens(issue))), [false, false, false, false]);
     assert.deepEqual(await writtenBy(issues), [undefined, undefined, undefined, undefined]);
   });
+
+  // Rotations and code exchanges that arrive while one of theirs is in flight go
+  // together in the next statement, whatever their grants (token-exchanges-postgres.ts).
+  it('rotates each refresh token of a batch on its own: a spent one among them gets nothing written', async () => {
+    const grants = await Promise.all([createGrant(storage), createGrant(storage), createGrant(storage)]);
+    const [first, spent, ...fresh] = await Promise.all([0, 1, 1, 2].map(async (which) => {
+      const pair = tokenPairFor(grants[which]!.grant);
+      assert.equal(await storage.tokens.saveTokens(pair), true);
+      return pair;
+    }));
+    assert.equal(await storage.tokens.rotateRefreshToken(spent!.refresh!.tokenHash, tokenPairFor(grants[1]!.grant), T0 + 1), true);
+
+    const chains = [first!, spent!, ...fresh];
+    const labels = ['rotation-first', 'rotation-spent', 'rotation-fresh-1', 'rotation-fresh-2'];
+    const next = chains.map((chain, index) => ({ ...issueWithEvent(chainGrant(chain), labels[index]!) }));
+    const outcomes = await Promise.all(chains.map((chain, index) =>
+      storage.tokens.rotateRefreshToken(chain.refresh!.tokenHash, next[index]!, T0 + MINUTE)));
+
+    assert.deepEqual(outcomes, [true, false, true, true]);
+    const written = await writtenBy(next);
+    assert.equal(written[1], undefined, 'nothing issued for the spent token');
+    assert.equal(written[2], written[3], 'the two that waited, on two grants, shared a transaction');
+    assert.equal(await storage.tokens.findRefreshToken(next[1]!.refresh!.tokenHash), undefined);
+    for (const index of [0, 2, 3]) assert.notEqual(await storage.tokens.findRefreshToken(next[index]!.refresh!.tokenHash), undefined);
+    assert.deepEqual((await eventLabels()).filter((label) => label.startsWith('rotation')), ['rotation-first', 'rotation-fresh-1', 'rotation-fresh-2']);
+    for (const chain of [first!, ...fresh]) assert.equal((await storage.tokens.findRefreshToken(chain.refresh!.tokenHash))?.rotatedAt, T0 + MINUTE);
+  });
+
+  it('lets one of two rotations of one refresh token win, though both waited for the same statement', async () => {
+    const { grant } = await createGrant(storage);
+    const pair = tokenPairFor(grant);
+    const blocker = tokenPairFor(grant);
+    await storage.tokens.saveTokens(pair);
+    await storage.tokens.saveTokens(blocker);
+    const contenders = [tokenPairFor(grant, T0 + MINUTE), tokenPairFor(grant, T0 + MINUTE)];
+    const outcomes = await Promise.all([
+      storage.tokens.rotateRefreshToken(blocker.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE),
+      ...contenders.map((next) => storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, next, T0 + MINUTE)),
+    ]);
+    assert.equal(outcomes[0], true);
+    assert.deepEqual(outcomes.slice(1).sort(), [false, true]);
+    assert.equal((await writtenBy(contenders)).filter((xid) => xid !== undefined).length, 1);
+  });
+
+  it('spends nothing of an exchange whose grant was revoked, and the rest of its batch goes ahead', async () => {
+    const live = await createGrant(storage);
+    const revoked = await createGrant(storage);
+    const pairs = [tokenPairFor(live.grant), tokenPairFor(live.grant), tokenPairFor(revoked.grant)];
+    for (const pair of pairs) await storage.tokens.saveTokens(pair);
+    await revokeGrant(storage, revoked.grant.id, T0 + 1);
+    const next = pairs.map((pair) => tokenPairFor(chainGrant(pair), T0 + MINUTE));
+    const outcomes = await Promise.all(pairs.map((pair, index) => storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, next[index]!, T0 + MINUTE)));
+    assert.deepEqual(outcomes, [true, true, false]);
+    const written = await writtenBy(next);
+    assert.equal(written[2], undefined);
+    assert.equal((await storage.tokens.findRefreshToken(pairs[2]!.refresh!.tokenHash))?.rotatedAt, null);
+  });
+
+  it('writes the last use of the grants whose credentials a batch spent, and only theirs', async () => {
+    const used = await createGrant(storage);
+    const replayed = await createGrant(storage);
+    const pairs = [tokenPairFor(used.grant), tokenPairFor(used.grant), tokenPairFor(replayed.grant)];
+    for (const pair of pairs) await storage.tokens.saveTokens(pair);
+    await storage.tokens.rotateRefreshToken(pairs[2]!.refresh!.tokenHash, tokenPairFor(replayed.grant), T0 + 1);
+    const lastUse = async (grant: Grant) => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
+    assert.equal(await lastUse(replayed.grant), T0);
+
+    const later = T0 + 10 * MINUTE;
+    await Promise.all(pairs.map((pair) => storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, tokenPairFor(chainGrant(pair), later), later)));
+    assert.equal(await lastUse(used.grant), later);
+    assert.equal(await lastUse(replayed.grant), T0, 'a replayed token leaves its grant\'s last use alone');
+  });
+
+  it('redeems each code of a batch on its own: a used one among them gets nothing written', async () => {
+    const grants = [await createGrant(storage), await createGrant(storage)];
+    const codes = [0, 0, 1, 1].map((which) => codeFor(grants[which]!.grant));
+    for (const code of codes) await storage.codes.saveAuthorizationCode(code);
+    const [first, used, ...fresh] = codes;
+    assert.equal(await storage.tokens.redeemAuthorizationCode(used!.codeHash, tokenPairFor(grants[0]!.grant), T0 + 1), true);
+
+    const next = codes.map((code) => tokenPairFor(codeGrant(code), T0 + MINUTE));
+    const outcomes = await Promise.all(codes.map((code, index) => storage.tokens.redeemAuthorizationCode(code.codeHash, next[index]!, T0 + MINUTE)));
+
+    assert.deepEqual(outcomes, [true, false, true, true]);
+    const written = await writtenBy(next);
+    assert.equal(written[1], undefined);
+    assert.equal(written[2], written[3]);
+    assert.notEqual(written[0], undefined);
+    for (const code of [first!, ...fresh]) assert.equal((await storage.codes.findAuthorizationCode(code.codeHash))?.consumedAt, T0 + MINUTE);
+  });
+
+  it('deletes an application while rotations on its grants are under way, without a deadlock', async () => {
+    const developer = await createGrant(storage);
+    const application = developer.application;
+    const users = await Promise.all(Array.from({ length: 6 }, () => createUser(storage)));
+    const grants = await Promise.all(users.map((user) => storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0)));
+    const pairs = grants.flatMap((grant) => [tokenPairFor(grant), tokenPairFor(grant)]);
+    for (const pair of pairs) await storage.tokens.saveTokens(pair);
+    const rotations = pairs.map((pair) => storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, tokenPairFor(chainGrant(pair), T0 + MINUTE), T0 + MINUTE));
+    const deleted = storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted'));
+    assert.equal(await deleted, true);
+    for (const outcome of await Promise.allSettled(rotations)) assert.equal(outcome.status, 'fulfilled');
+    assert.equal(await storage.grants.findGrant(grants[0]!.id), undefined);
+  });
 });
+
+/** The grant a saved token pair was issued on, as the refresh grant finds it. */
+function chainGrant(pair: IssuedTokens): Grant {
+  const { grantId, applicationId, userId } = pair.access;
+  return { id: grantId, applicationId, userId, scope: ['read'], createdAt: T0, lastUsedAt: null, revokedAt: null };
+}
+
+/** The grant a code was issued on. */
+function codeGrant(code: AuthorizationCode): Grant {
+  return { id: code.grantId, applicationId: code.applicationId, userId: code.userId, scope: ['read'], createdAt: T0, lastUsedAt: null, revokedAt: null };
+}

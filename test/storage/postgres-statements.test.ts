@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
 import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
-import { issueInOneStatement } from '../../src/storage/kysely/token-issue-postgres.ts';
+import { issueInBatches } from '../../src/storage/kysely/token-issue-postgres.ts';
 import { KyselyTokenStore } from '../../src/storage/kysely/tokens.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { Storage } from '../../src/storage/stores.ts';
@@ -73,7 +73,7 @@ describe('named statements on PostgreSQL', { skip }, () => {
     await storage.tokens.saveTokens({ access });
 
     await db.connection().execute(async (connection) => {
-      const tokens = new KyselyTokenStore(connection, 'postgres', issueInOneStatement(connection));
+      const tokens = new KyselyTokenStore(connection, 'postgres', issueInBatches(connection));
       for (let run = 0; run < 8; run += 1) {
         await tokens.findAccessToken(access.tokenHash);
         assert.equal(await tokens.saveTokens({ access: accessTokenFor(grant) }), true);

@@ -1,6 +1,6 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
-import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
+import type { ApplicationRow, ApplicationsTable, Database, StorageKind } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
@@ -39,7 +39,7 @@ const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
 export class KyselyApplicationStore implements ApplicationStore {
   private readonly selectByClientId: PreparedQuery<ApplicationRow, [clientId: string]>;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {
     this.selectByClientId = prepared(db, (clientId: string) =>
     db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId));
   }
@@ -111,6 +111,13 @@ export class KyselyApplicationStore implements ApplicationStore {
 
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      // PostgreSQL: the cascade would take the grants' rows in an order of its own,
+      // and a batch of token exchanges holds several grants' rows, taken in id
+      // order (token-exchanges-postgres.ts): taken in that order here first, the
+      // two cannot each hold a row the other waits for. SQLite has one writer.
+      if (this.kind === 'postgres') {
+        await trx.selectFrom('grants').select('id').where('application_id', '=', id).orderBy('id').forUpdate().execute();
+      }
       const result = await trx.deleteFrom('applications')
         .where('id', '=', id)
         .where('owner_id', '=', ownerId)

@@ -12,7 +12,7 @@ import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
-import { issueInOneStatement } from './token-issue-postgres.ts';
+import { issueInBatches } from './token-issue-postgres.ts';
 import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
 import { groupCommit } from './transactions.ts';
@@ -26,13 +26,13 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
   // SQLite has one writer and fsyncs on the event loop: its hot writes share commits.
   const writes = kind === 'sqlite' ? groupCommit(db) : undefined;
   const bearerReads = {
-    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInOneStatement(db))),
+    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInBatches(db))),
     portfolios: mappingErrors(new KyselyPortfolioStore(db)),
   };
   // The bearer API's reads come from memory while the database is unchanged (read-cache.ts).
   const changes = databaseChanges(db);
   const { tokens, portfolios } = changes === undefined ? bearerReads : cachingBearerReads(bearerReads, () => changes.version());
-  const applicationStore = mappingErrors(new KyselyApplicationStore(db));
+  const applicationStore = mappingErrors(new KyselyApplicationStore(db, kind));
   const applications = changes === undefined ? applicationStore : cachingClientLookups(applicationStore, () => changes.applicationsVersion());
   return {
     kind,

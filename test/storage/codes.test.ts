@@ -53,6 +53,16 @@ describeStorageContract('authorization codes', (target) => {
     assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(grant), code.expiresAt + MINUTE), true);
   });
 
+  it('answers look-ups of codes made at once each with its own code, or none', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const codes = [codeFor(grant), codeFor(grant)];
+    for (const code of codes) await storage.codes.saveAuthorizationCode(code);
+    const hashes = [codes[0]!.codeHash, rawToken('unknown'), codes[1]!.codeHash, codes[0]!.codeHash];
+    const found = await Promise.all(hashes.map((hash) => storage.codes.findAuthorizationCode(hash)));
+    assert.deepEqual(found, [codes[0], undefined, codes[1], codes[0]]);
+  });
+
   it('keeps a code without a PKCE challenge as null', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);

@@ -91,7 +91,7 @@ describe('grant claims on PostgreSQL', { skip }, () => {
   });
 
   // Saves on one grant that arrive while a statement for it is in flight go together
-  // in the next statement (issue-batches.ts): one transaction for all of them.
+  // in the next statement (statement-batches.ts): one transaction for all of them.
   /** The transaction that wrote each access token, or undefined where none was written. */
   async function writtenBy(tokens: readonly IssuedTokens[]): Promise<(string | undefined)[]> {
     const hashes = tokens.map((issued) => issued.access.tokenHash);

@@ -30,6 +30,16 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(await db.selectFrom('refresh_tokens').select('token_hash').execute(), []);
   });
 
+  it('answers look-ups of refresh tokens made at once each with its own token, or none', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const pairs = [tokenPairFor(grant), tokenPairFor(grant), tokenPairFor(grant)];
+    for (const pair of pairs) await storage.tokens.saveTokens(pair);
+    const hashes = [...pairs.map((pair) => pair.refresh!.tokenHash), hashCredential('never issued'), pairs[1]!.refresh!.tokenHash];
+    const found = await Promise.all(hashes.map((hash) => storage.tokens.findRefreshToken(hash)));
+    assert.deepEqual(found, [...pairs.map((pair) => pair.refresh), undefined, pairs[1]!.refresh]);
+  });
+
   it('stores the hashes of tokens, never the tokens themselves', async () => {
     const { storage, db } = target();
     const { grant } = await createGrant(storage);

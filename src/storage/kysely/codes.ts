@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { AuthorizationCode } from '../records.ts';
-import type { AuthorizationCodeRow, Database } from '../schema.ts';
+import type { AuthorizationCodeRow, Database, StorageKind } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
+import { lookingUpInBatches } from './lookup-batches.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
@@ -28,9 +29,12 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.selectCode = prepared(db, (codeHash: string) =>
-    db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
+  constructor(private readonly db: Kysely<Database>, kind: StorageKind) {
+    this.selectCode = kind === 'postgres'
+      ? lookingUpInBatches(prepared(db, (codeHashes: string[]) =>
+        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', sql<string>`any(${codeHashes}::text[])`)), (row) => row.code_hash)
+      : prepared(db, (codeHash: string) =>
+        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {

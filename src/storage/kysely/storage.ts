@@ -39,7 +39,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     users: mappingErrors(new KyselyUserStore(db)),
     applications,
     grants: mappingErrors(new KyselyGrantStore(db)),
-    codes: mappingErrors(new KyselyAuthorizationCodeStore(db)),
+    codes: mappingErrors(new KyselyAuthorizationCodeStore(db, kind)),
     tokens,
     sessions: mappingErrors(new KyselySessionStore(db)),
     consents: mappingErrors(new KyselyConsentStore(db)),

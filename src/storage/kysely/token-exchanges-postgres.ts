@@ -1,11 +1,11 @@
 // PostgreSQL: refresh-token rotations and code exchanges in batches across grants.
 // Each request of the kind that arrives while one of its statements is in flight
-// goes in the next (issue-batches.ts): one round trip and one commit for many.
+// goes in the next (statement-batches.ts): one round trip and one commit for many.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { LAST_USE_RESOLUTION_MS, insertsWhere, issuedRows } from './issue-sql-postgres.ts';
-import { IssueBatches } from './issue-batches.ts';
+import { StatementBatches } from './statement-batches.ts';
 import { preparedStatement } from './prepared.ts';
 
 /** Tokens issued in exchange for the refresh token or code whose hash is `spent`. */
@@ -105,7 +105,7 @@ export function exchangesInBatches(db: Kysely<Database>) {
   const writeLastUse = lastUseStatement(db);
   const batches = (credential: Credential) => {
     const statement = exchangeStatement(db, credential);
-    const batchesOf = new IssueBatches<Exchange, boolean>(async (batch) => {
+    const batchesOf = new StatementBatches<Exchange, boolean>(async (batch) => {
       const spent = batch.map((exchange) => exchange.spent);
       const now = batch.reduce((latest, exchange) => Math.max(latest, exchange.now), 0);
       const grantIds = [...new Set(batch.map((exchange) => exchange.tokens.access.grantId))];

@@ -2,13 +2,13 @@
 // one round trip and one implicit transaction, where a transaction of an issue's
 // own statements took seven (BEGIN, grant, rotation, two inserts, audit event,
 // COMMIT). Issues that arrive while a statement of theirs is in flight share the
-// next (issue-batches.ts): client_credentials issues per grant, here; rotations
+// next (statement-batches.ts): client_credentials issues per grant, here; rotations
 // and code exchanges across grants (token-exchanges-postgres.ts).
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { LAST_USE_RESOLUTION_MS, insertsWhere, issuedRows } from './issue-sql-postgres.ts';
-import { IssueBatches } from './issue-batches.ts';
+import { StatementBatches } from './statement-batches.ts';
 import { preparedStatement } from './prepared.ts';
 import { exchangesInBatches } from './token-exchanges-postgres.ts';
 import type { TokenIssue } from './token-writes.ts';
@@ -51,7 +51,7 @@ export function issueInBatches(db: Kysely<Database>): TokenIssue {
       with ${claimGrant(grantId, usedAt)}, ${insertsWhere(sql`exists (select 1 from claimed)`, access, refresh, event)}
       select id from claimed`.compile(db),
   }));
-  const saves = new IssueBatches<IssuedTokens, boolean>(async (issues) => {
+  const saves = new StatementBatches<IssuedTokens, boolean>(async (issues) => {
     const usedAt = issues.reduce((latest, tokens) => Math.max(latest, tokens.access.createdAt), 0);
     const result = await save(db, issues[0]!.access.grantId, usedAt, ...issuedRows(issues));
     return issues.map(() => result.rows.length > 0);

@@ -1,7 +1,7 @@
-// PostgreSQL's token issues go in batches (src/storage/kysely/issue-batches.ts).
+// PostgreSQL's token issues go in batches (src/storage/kysely/statement-batches.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IssueBatches } from '../../src/storage/kysely/issue-batches.ts';
+import { StatementBatches } from '../../src/storage/kysely/statement-batches.ts';
 
 /** A statement runner whose calls stay in flight until `finish` is called for them. */
 function heldRunner(fail: (issue: string) => boolean = () => false) {
@@ -20,7 +20,7 @@ const turn = () => new Promise((resolve) => { setImmediate(resolve); });
 describe('grant batches', () => {
   it('sends an issue at once, and the issues on its grant that arrive meanwhile together after it', async () => {
     const { calls, run } = heldRunner();
-    const batches = new IssueBatches(run);
+    const batches = new StatementBatches(run);
     const first = batches.submit(1, 'a');
     const later = ['b', 'c', 'd'].map((issue) => batches.submit(1, issue));
     await turn();
@@ -35,7 +35,7 @@ describe('grant batches', () => {
 
   it('does not hold an issue back for a statement of another key', async () => {
     const { calls, run } = heldRunner();
-    const batches = new IssueBatches(run);
+    const batches = new StatementBatches(run);
     const outcomes = [batches.submit(1, 'a'), batches.submit(2, 'b'), batches.submit(1, 'c')];
     await turn();
     assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b']]);
@@ -51,7 +51,7 @@ describe('grant batches', () => {
 
   it('keeps an issue that may not join a batch for the one after it', async () => {
     const { calls, run } = heldRunner();
-    const batches = new IssueBatches(run, (issue, batch) => !batch.includes(issue));
+    const batches = new StatementBatches(run, (issue, batch) => !batch.includes(issue));
     const outcomes = [batches.submit(1, 'x'), batches.submit(1, 'y'), batches.submit(1, 'x'), batches.submit(1, 'z'), batches.submit(1, 'y')];
     for (let call = 0; call < 3; call++) {
       await turn();
@@ -64,7 +64,7 @@ describe('grant batches', () => {
 
   it('runs each issue of a batch that failed again alone, so only the one that cannot be written fails', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
-    const batches = new IssueBatches(run);
+    const batches = new StatementBatches(run);
     const first = batches.submit(1, 'a');
     const later = ['b', 'bad', 'c'].map((issue) => batches.submit(1, issue).then((value) => value, (error: Error) => error.message));
     await turn();
@@ -80,7 +80,7 @@ describe('grant batches', () => {
 
   it('answers a lone issue whose statement failed with its error, and goes on with the next batch', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
-    const batches = new IssueBatches(run);
+    const batches = new StatementBatches(run);
     const bad = batches.submit(1, 'bad');
     const next = batches.submit(1, 'a');
     await turn();
@@ -93,7 +93,7 @@ describe('grant batches', () => {
 
   it('puts at most 64 issues in one statement', async () => {
     const { calls, run } = heldRunner();
-    const batches = new IssueBatches(run);
+    const batches = new StatementBatches(run);
     const outcomes = Array.from({ length: 101 }, (_, index) => batches.submit(1, `i${index}`));
     for (let call = 0; call < 3; call++) {
       await turn();

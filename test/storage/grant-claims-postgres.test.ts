@@ -194,6 +194,27 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.equal((await writtenBy(contenders)).filter((xid) => xid !== undefined).length, 1);
   });
 
+  it('lets one rotation of a refresh token win when two instances batch it with others at once', async () => {
+    const otherInstance = createKyselyStorage(other, 'postgres');
+    const { grant } = await createGrant(storage);
+    const contested = tokenPairFor(grant);
+    const bystanders = Array.from({ length: 6 }, () => tokenPairFor(grant));
+    for (const pair of [contested, ...bystanders]) await storage.tokens.saveTokens(pair);
+    const rotate = (instance: OpenedStorage, pair: IssuedTokens) =>
+      instance.tokens.rotateRefreshToken(pair.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE);
+    const attempts = [storage, otherInstance].flatMap((instance, index) => [
+      ...bystanders.slice(index * 3, index * 3 + 3).map((pair) => rotate(instance, pair)),
+      ...Array.from({ length: 5 }, () => rotate(instance, contested)),
+    ]);
+    const outcomes = await Promise.all(attempts);
+    const contestedOutcomes = outcomes.filter((_, index) => index % 8 >= 3);
+    assert.equal(contestedOutcomes.filter(Boolean).length, 1);
+    assert.deepEqual(outcomes.filter((_, index) => index % 8 < 3), [true, true, true, true, true, true]);
+    const { count } = await db.selectFrom('refresh_tokens').select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('grant_id', '=', grant.id).where('created_at', '=', T0 + MINUTE).executeTakeFirstOrThrow();
+    assert.equal(Number(count), 7, 'one pair for each bystander and one for the contested token');
+  });
+
   it('spends nothing of an exchange whose grant was revoked, and the rest of its batch goes ahead', async () => {
     const live = await createGrant(storage);
     const revoked = await createGrant(storage);

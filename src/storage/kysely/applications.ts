@@ -116,7 +116,9 @@ export class KyselyApplicationStore implements ApplicationStore {
       // order (token-exchanges-postgres.ts): taken in that order here first, the
       // two cannot each hold a row the other waits for. SQLite has one writer.
       if (this.kind === 'postgres') {
-        await trx.selectFrom('grants').select('id').where('application_id', '=', id).orderBy('id').forUpdate().execute();
+        await trx.selectFrom('grants').select('id')
+          .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId))
+          .orderBy('id').forUpdate().execute();
       }
       const result = await trx.deleteFrom('applications')
         .where('id', '=', id)

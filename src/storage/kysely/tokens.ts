@@ -67,7 +67,7 @@ export class KyselyTokenStore implements TokenStore {
   }
 
   // RFC 9700 §4.14.2 rotation: exactly one of the requests presenting the same
-  // refresh token wins (token-writes.ts, token-issue-postgres.ts say how).
+  // refresh token wins (token-writes.ts, token-exchanges-postgres.ts say how).
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean> {
     return this.issue.rotate(previousHash, next, now);
   }

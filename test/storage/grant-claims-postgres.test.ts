@@ -229,6 +229,20 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.equal((await storage.tokens.findRefreshToken(pairs[2]!.refresh!.tokenHash))?.rotatedAt, null);
   });
 
+  it('makes a rotation wait for a revocation under way on its grant, and spend nothing once that commits', async () => {
+    const { grant } = await createGrant(storage);
+    const pair = tokenPairFor(grant);
+    await storage.tokens.saveTokens(pair);
+    let rotation: Promise<boolean> | undefined;
+    await other.transaction().execute(async (trx) => {
+      await sql`update grants set revoked_at = ${T0 + 5} where id = ${grant.id}`.execute(trx);
+      rotation = storage.tokens.rotateRefreshToken(pair.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE);
+      assert.equal(await within(rotation, 300), 'waiting');
+    });
+    assert.equal(await rotation, false);
+    assert.equal((await storage.tokens.findRefreshToken(pair.refresh!.tokenHash))?.rotatedAt, null);
+  });
+
   it('writes the last use of the grants whose credentials a batch spent, and only theirs', async () => {
     const used = await createGrant(storage);
     const replayed = await createGrant(storage);

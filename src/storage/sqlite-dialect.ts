@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
+import { type DirectStatements, registerDirectStatements } from './direct-statements.ts';
 import { deletesDeadRowsOnly, mayChangeApplications } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
@@ -131,6 +132,21 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote): Kys
   };
 }
 
+/** Kysely's SQLite connection's executeQuery, the same result made at once (direct-statements.ts says why). */
+function runningDirectly(database: SqliteDatabase.Database, statements: KyselySqliteDatabase): DirectStatements {
+  function run<Row>({ sql, parameters }: CompiledQuery<Row>): QueryResult<Row> {
+    const statement = statements.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) as Row[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+  return {
+    idle: () => !database.inTransaction,
+    run,
+    executor: { executeQuery: async (query) => run(query) },
+  };
+}
+
 export function createSqliteKysely(filename: string): Kysely<Database> {
   if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
@@ -153,7 +169,9 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // tables: writes perhaps 5-10% slower, within its run-to-run noise (README, Performance).
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database, changes.wrote) }) });
+  const statements = cachingStatements(database, changes.wrote);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);
+  registerDirectStatements(db, runningDirectly(database, statements));
   return db;
 }

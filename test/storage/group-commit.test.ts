@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
+import type { StatementExecutor } from '../../src/storage/direct-statements.ts';
 import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { groupCommit } from '../../src/storage/kysely/transactions.ts';
@@ -16,8 +17,8 @@ describe('group commit on SQLite', () => {
   });
   afterEach(async () => { await db.destroy(); });
 
-  const addUser = (email: string) => async (trx: Kysely<Database>) => {
-    await trx.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).execute();
+  const addUser = (email: string) => async (trx: StatementExecutor) => {
+    await trx.executeQuery(db.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
     return email;
   };
   const emails = async () => (await db.selectFrom('users').select('email').orderBy('email').execute()).map((row) => row.email);
@@ -47,7 +48,7 @@ describe('group commit on SQLite', () => {
   it('runs each write once when none throws, and the whole batch again after a rollback when one does', async () => {
     const inTransaction = groupCommit(db);
     const runs = new Map<string, number>();
-    const counted = (email: string, fails = false) => async (trx: Kysely<Database>) => {
+    const counted = (email: string, fails = false) => async (trx: StatementExecutor) => {
       runs.set(email, (runs.get(email) ?? 0) + 1);
       await addUser(email)(trx);
       if (fails) throw new Error('changed my mind');

@@ -1,11 +1,12 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { directStatements, type StatementExecutor } from '../direct-statements.ts';
 import type { Database } from '../schema.ts';
 import { nameStatement } from '../statement-names.ts';
 
 export type PreparedQuery<Row, Args extends unknown[]> = (...args: Args) => Promise<Row[]>;
 
 /** Runs on the executor given at each call: the database, or a transaction. */
-export type PreparedStatement<Args extends unknown[], Row = unknown> = (executor: Kysely<Database>, ...args: Args) => Promise<QueryResult<Row>>;
+export type PreparedStatement<Args extends unknown[], Row = unknown> = (executor: StatementExecutor, ...args: Args) => Promise<QueryResult<Row>>;
 
 interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
@@ -45,7 +46,12 @@ export function prepared<Row, Args extends unknown[]>(
   build: (...args: Args) => Compilable<Row>,
 ): PreparedQuery<Row, Args> {
   const withArguments = compileOnce(build);
-  return async (...args: Args) => (await db.executeQuery<Row>(withArguments(args))).rows;
+  const direct = directStatements(db);
+  if (direct === undefined) return async (...args: Args) => (await db.executeQuery<Row>(withArguments(args))).rows;
+  return async (...args: Args) => {
+    const query = withArguments(args);
+    return direct.idle() ? direct.run(query).rows : (await db.executeQuery<Row>(query)).rows;
+  };
 }
 
 /** A write built and compiled once; its result carries numAffectedRows, and the rows of a RETURNING clause. */

@@ -1,6 +1,7 @@
 // How a token issue reaches the database, and the writes it makes inside a
 // transaction, built and compiled once per database (prepared.ts says why).
 import type { Kysely } from 'kysely';
+import type { StatementExecutor } from '../direct-statements.ts';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { preparedStatement } from './prepared.ts';
@@ -27,7 +28,7 @@ export function issueInTransactions(db: Kysely<Database>, inTransaction: RunInTr
   // The conditional UPDATE that spends the credential decides the race: SQLite runs
   // one writer at a time; on PostgreSQL the loser waits for the winner's row lock
   // and, under READ COMMITTED, re-checks the WHERE clause on the spent row, matching nothing.
-  async function inExchangeFor(spend: (trx: Kysely<Database>) => Promise<boolean>, next: IssuedTokens, now: number) {
+  async function inExchangeFor(spend: (trx: StatementExecutor) => Promise<boolean>, next: IssuedTokens, now: number) {
     try {
       return await inTransaction(async (trx) => {
         if (!(await writes.claimLiveGrant(trx, next.access.grantId, now))) return false;
@@ -60,13 +61,13 @@ interface TokenWrites {
    * revoking a grant does, keeps one lock order (no deadlock on PostgreSQL) and means a
    * revocation that commits first is seen, so no live token lands on a dead grant.
    */
-  claimLiveGrant(trx: Kysely<Database>, grantId: number, usedAt: number): Promise<boolean>;
+  claimLiveGrant(trx: StatementExecutor, grantId: number, usedAt: number): Promise<boolean>;
   /** Marks a refresh token rotated unless it already was, or was revoked. */
-  markRotated(trx: Kysely<Database>, tokenHash: string, rotatedAt: number): Promise<boolean>;
+  markRotated(trx: StatementExecutor, tokenHash: string, rotatedAt: number): Promise<boolean>;
   /** Marks an authorization code used unless it already was (RFC 6749 §4.1.2: single use). */
-  markConsumed(trx: Kysely<Database>, codeHash: string, consumedAt: number): Promise<boolean>;
+  markConsumed(trx: StatementExecutor, codeHash: string, consumedAt: number): Promise<boolean>;
   /** The access token, the refresh token and the audit event, whichever are present. */
-  insertIssued(trx: Kysely<Database>, tokens: IssuedTokens): Promise<void>;
+  insertIssued(trx: StatementExecutor, tokens: IssuedTokens): Promise<void>;
 }
 
 function compileTokenWrites(db: Kysely<Database>): TokenWrites {

@@ -3,21 +3,22 @@
 // writer, and with synchronous=FULL every commit waits for an fsync on the event
 // loop's own thread, so one commit per token issue capped throughput at 1/fsync.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { directStatements, type StatementExecutor } from '../direct-statements.ts';
 import type { Database } from '../schema.ts';
 
 /**
- * Runs `work` in a transaction. Under group commit a work may run twice (the second
- * time after its first transaction was rolled back), so it must write only to the
- * database, through `trx`.
+ * Runs `work` in a transaction, whose compiled statements it runs on `trx`. Under
+ * group commit a work may run twice (the second time after its first transaction
+ * was rolled back), so it must write only to the database, through `trx`.
  */
-export type RunInTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
+export type RunInTransaction = <T>(work: (trx: StatementExecutor) => Promise<T>) => Promise<T>;
 
 export function separateTransactions(db: Kysely<Database>): RunInTransaction {
   return (work) => db.transaction().execute(work);
 }
 
 interface Pending {
-  work: (trx: Transaction<Database>) => Promise<unknown>;
+  work: (trx: StatementExecutor) => Promise<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -46,9 +47,14 @@ const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint folio_write');
 export function groupCommit(db: Kysely<Database>): RunInTransaction {
   let queue: Pending[] = [];
   let scheduled = false;
+  // The batch's transaction holds Kysely's one connection, so inside it every
+  // statement can skip Kysely's path (direct-statements.ts).
+  const direct = directStatements(db);
+  const executorOf = (held: Transaction<Database>): StatementExecutor => direct?.executor ?? held;
 
   async function runTogether(batch: Pending[]): Promise<Outcome[]> {
-    return db.transaction().execute(async (trx) => {
+    return db.transaction().execute(async (held) => {
+      const trx = executorOf(held);
       const outcomes: Outcome[] = [];
       for (const { work } of batch) outcomes.push({ ok: true, value: await work(trx) });
       return outcomes;
@@ -57,7 +63,8 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
 
   async function runEachInSavepoint(batch: Pending[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    await db.transaction().execute(async (trx) => {
+    await db.transaction().execute(async (held) => {
+      const trx = executorOf(held);
       for (const { work } of batch) {
         await trx.executeQuery(SAVEPOINT);
         try {
@@ -101,7 +108,7 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
     });
   }
 
-  return <T>(work: (trx: Transaction<Database>) => Promise<T>) => new Promise<T>((resolve, reject) => {
+  return <T>(work: (trx: StatementExecutor) => Promise<T>) => new Promise<T>((resolve, reject) => {
     queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
     if (!scheduled) {
       scheduled = true;

@@ -1,0 +1,37 @@
+// Kept apart from the dialects so that reading it loads no database driver
+// (open.ts loads only the driver in use).
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** What a prepared statement runs on: the database, a transaction, or DirectStatements.executor. */
+export interface StatementExecutor {
+  executeQuery<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+}
+
+/**
+ * SQLite's statements run without Kysely's connection queue. better-sqlite3 runs
+ * each to completion at once, yet every query through Kysely waits its turn for
+ * the one connection behind a chain of promises: 3-4 µs a statement against
+ * 0.6 µs run directly (README, Performance), on token issues that run five.
+ * Running one directly is what Kysely would do but for the turn, so it is
+ * right where the turn holds nothing back: while no transaction is open
+ * (`idle`: an open one holds the connection, and a read beside it would see
+ * what it has not committed), or inside a transaction that the caller itself
+ * holds through Kysely (`executor`, the group commit's).
+ */
+export interface DirectStatements {
+  idle(): boolean;
+  run<Row>(query: CompiledQuery<Row>): QueryResult<Row>;
+  readonly executor: StatementExecutor;
+}
+
+const directByDatabase = new WeakMap<Kysely<Database>, DirectStatements>();
+
+/** The direct statements of a SQLite database opened by its dialect; undefined for any other Kysely. */
+export function directStatements(db: Kysely<Database>): DirectStatements | undefined {
+  return directByDatabase.get(db);
+}
+
+export function registerDirectStatements(db: Kysely<Database>, direct: DirectStatements): void {
+  directByDatabase.set(db, direct);
+}

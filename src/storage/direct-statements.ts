@@ -14,10 +14,11 @@ export interface StatementExecutor {
  * the one connection behind a chain of promises: 3-4 µs a statement against
  * 0.6 µs run directly (README, Performance), on token issues that run five.
  * Running one directly is what Kysely would do but for the turn, so it is
- * right where the turn holds nothing back: while no transaction is open
- * (`idle`: an open one holds the connection, and a read beside it would see
- * what it has not committed), or inside a transaction that the caller itself
- * holds through Kysely (`executor`, the group commit's).
+ * right where the turn holds nothing back: while no transaction or streamed
+ * read is under way (`idle`: an open transaction holds the connection, and a
+ * read beside it would see what it has not committed; better-sqlite3 refuses
+ * any statement while a stream is open), or inside a transaction that the
+ * caller itself holds through Kysely (`executor`, the group commit's).
  */
 export interface DirectStatements {
   idle(): boolean;

@@ -78,7 +78,10 @@ function countingChanges(database: SqliteDatabase.Database) {
 
 type Wrote = (mayChangeApplications: boolean) => void;
 
-function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote): SqliteStatement {
+/** Streamed reads (Kysely's `stream()`) under way: the connection runs nothing else until they end. */
+interface Streams { open: number }
+
+function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote, streams: Streams): SqliteStatement {
   const rows = statement.reader ? statement.raw(true) : statement;
   // Counted before it runs: a read cached meanwhile is already out of date.
   const changesApplications = mayChangeApplications(statement.source);
@@ -105,7 +108,12 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote):
     },
     *iterate(parameters) {
       counted();
-      for (const values of rows.iterate(parameters)) yield objectsOf([values as unknown[]])[0];
+      streams.open++;
+      try {
+        for (const values of rows.iterate(parameters)) yield objectsOf([values as unknown[]])[0];
+      } finally {
+        streams.open--;
+      }
     },
   };
 }
@@ -116,7 +124,7 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote):
  * A cached statement is safe to reuse: better-sqlite3 runs it to completion
  * synchronously, and re-prepares it itself after a schema change.
  */
-function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote): KyselySqliteDatabase {
+function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, streams: Streams): KyselySqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
@@ -124,7 +132,7 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote): Kys
       let statement = statements.get(text);
       if (statement === undefined) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = readingRowsAsArrays(database.prepare(text), wrote);
+        statement = readingRowsAsArrays(database.prepare(text), wrote, streams);
         statements.set(text, statement);
       }
       return statement;
@@ -133,7 +141,7 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote): Kys
 }
 
 /** Kysely's SQLite connection's executeQuery, the same result made at once (direct-statements.ts says why). */
-function runningDirectly(database: SqliteDatabase.Database, statements: KyselySqliteDatabase): DirectStatements {
+function runningDirectly(database: SqliteDatabase.Database, statements: KyselySqliteDatabase, streams: Streams): DirectStatements {
   function run<Row>({ sql, parameters }: CompiledQuery<Row>): QueryResult<Row> {
     const statement = statements.prepare(sql);
     if (statement.reader) return { rows: statement.all(parameters) as Row[] };
@@ -141,7 +149,7 @@ function runningDirectly(database: SqliteDatabase.Database, statements: KyselySq
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
   return {
-    idle: () => !database.inTransaction,
+    idle: () => !database.inTransaction && streams.open === 0,
     run,
     executor: { executeQuery: async (query) => run(query) },
   };
@@ -169,9 +177,10 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // tables: writes perhaps 5-10% slower, within its run-to-run noise (README, Performance).
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
-  const statements = cachingStatements(database, changes.wrote);
+  const streams: Streams = { open: 0 };
+  const statements = cachingStatements(database, changes.wrote, streams);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);
-  registerDirectStatements(db, runningDirectly(database, statements));
+  registerDirectStatements(db, runningDirectly(database, statements, streams));
   return db;
 }

@@ -48,6 +48,21 @@ describe('direct statements on SQLite', () => {
     assert.deepEqual(await reading, []);
   });
 
+  it('keeps a read from running while a streamed read is under way: it waits for the stream to end', async () => {
+    await db.executeQuery(insertUser('first@example.test'));
+    await db.executeQuery(insertUser('second@example.test'));
+    const read = prepared(db, selectUser);
+    const stream = db.selectFrom('users').select('email').orderBy('id').stream()[Symbol.asyncIterator]();
+    assert.deepEqual((await stream.next()).value, { email: 'first@example.test' });
+    let answered = false;
+    const reading = read('second@example.test').then((rows) => { answered = true; return rows; });
+    await nextTurn();
+    assert.equal(answered, false);
+    assert.deepEqual((await stream.next()).value, { email: 'second@example.test' });
+    await stream.return!();
+    assert.deepEqual(await reading, [{ id: 2, email: 'second@example.test' }]);
+  });
+
   it('answers a read at once while the connection is held outside any transaction', async () => {
     const read = prepared(db, selectUser);
     await db.executeQuery(insertUser('committed@example.test'));

@@ -4,10 +4,7 @@
 // too (token-exchanges-postgres.ts), each shares both round trips with the
 // requests beside it. A read takes no lock, so any two may share a statement,
 // and one sent after a write has committed sees it.
-import { StatementBatches } from './statement-batches.ts';
-
-/** Every look-up of one kind goes under one key. */
-const ONE_QUEUE = 0;
+import { ONE_QUEUE, StatementBatches } from './statement-batches.ts';
 
 /** Looks `key` up with the others waiting, through `readMany`; the rows found for it, as a single look-up answers. */
 export function lookingUpInBatches<Row>(readMany: (keys: string[]) => Promise<Row[]>, keyOf: (row: Row) => string): (key: string) => Promise<Row[]> {

@@ -18,6 +18,9 @@ interface Waiting<Item, Outcome> {
 /** Items in one statement at most: their rows or keys travel as one parameter. */
 const MAX_BATCH = 64;
 
+/** The key of batches that may hold any item of their kind. */
+export const ONE_QUEUE = 0;
+
 export class StatementBatches<Item, Outcome> {
   /** Per key with a statement in flight, the items waiting for the next one. */
   private readonly waiting = new Map<number, Waiting<Item, Outcome>[]>();

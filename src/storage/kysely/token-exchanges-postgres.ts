@@ -5,7 +5,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { LAST_USE_RESOLUTION_MS, insertsWhere, issuedRows } from './issue-sql-postgres.ts';
-import { StatementBatches } from './statement-batches.ts';
+import { ONE_QUEUE, StatementBatches } from './statement-batches.ts';
 import { preparedStatement } from './prepared.ts';
 
 /** Tokens issued in exchange for the refresh token or code whose hash is `spent`. */
@@ -98,9 +98,7 @@ function lastUseStatement(db: Kysely<Database>) {
   }));
 }
 
-/** Every exchange of one kind goes under one key: a batch spans grants. */
-const ONE_QUEUE = 0;
-
+/** Rotations and code exchanges in batches; every exchange of one kind goes under one key, so a batch spans grants. */
 export function exchangesInBatches(db: Kysely<Database>) {
   const writeLastUse = lastUseStatement(db);
   const batches = (credential: Credential) => {

@@ -79,8 +79,7 @@ const TRANSACTION_END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
  * Kysely sends every query unnamed, which PostgreSQL parses and plans afresh each
  * time. The statements Folio compiles once (token, code and client look-ups, the
  * portfolio list, token writes) go out named instead: pg parses a name once per
- * connection, and after five runs the server keeps a generic plan (but for those
- * compiled with planEachRun, kysely/prepared.ts). The bearer
+ * connection, and after five runs the server keeps a generic plan. The bearer
  * API on PostgreSQL served 14–23% more requests so (README, Performance). Poolers
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */

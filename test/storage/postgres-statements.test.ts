@@ -1,6 +1,5 @@
 // The statements Folio compiles once run as named prepared statements on
-// PostgreSQL: parsed once per connection, then planned once (a generic plan),
-// but for those over arrays of keys or rows, planned afresh on every run.
+// PostgreSQL: parsed once per connection, then planned once (a generic plan).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
@@ -12,7 +11,7 @@ import type { Database } from '../../src/storage/schema.ts';
 import type { Storage } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from './contract.ts';
-import { accessTokenFor, createGrant, refreshTokenFor, T0, tokenPairFor } from './fixtures.ts';
+import { accessTokenFor, createGrant } from './fixtures.ts';
 
 const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
@@ -64,25 +63,6 @@ describe('named statements on PostgreSQL', { skip }, () => {
       // Another store compiles the same text to the same name: no new statement.
       assert.deepEqual(await new KyselyTokenStore(connection, 'postgres').findAccessToken(access.tokenHash), access);
       assert.equal((await preparedOn(connection)).length, prepared.length);
-    });
-  });
-
-  it('plans the batched look-ups and exchanges afresh on every run: none is kept prepared', async () => {
-    const { grant } = await createGrant(storage);
-    await db.connection().execute(async (connection) => {
-      const tokens = new KyselyTokenStore(connection, 'postgres', issueInBatches(connection));
-      let previous = refreshTokenFor(grant);
-      assert.equal(await tokens.saveTokens({ access: accessTokenFor(grant), refresh: previous }), true);
-      for (let run = 0; run < 8; run += 1) {
-        assert.deepEqual(await tokens.findRefreshToken(previous.tokenHash), previous);
-        const next = tokenPairFor(grant, T0 + run + 1);
-        assert.equal(await tokens.rotateRefreshToken(previous.tokenHash, next, T0 + run + 1), true);
-        previous = next.refresh!;
-      }
-      const prepared = await preparedOn(connection);
-      assert.ok(prepared.length > 0, 'the single-key statements are kept');
-      // The batched look-up, the rotation and the grant's last use (`= any(` an array) are not.
-      assert.deepEqual(prepared.filter((row) => row.statement.includes('any(')).map((row) => row.statement), []);
     });
   });
 

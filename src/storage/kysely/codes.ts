@@ -32,7 +32,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   constructor(private readonly db: Kysely<Database>, kind: StorageKind) {
     this.selectCode = kind === 'postgres'
       ? lookingUpInBatches(prepared(db, (codeHashes: string[]) =>
-        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', sql<string>`any(${codeHashes}::text[])`), { planEachRun: true }), (row) => row.code_hash)
+        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', sql<string>`any(${codeHashes}::text[])`)), (row) => row.code_hash)
       : prepared(db, (codeHash: string) =>
         db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
   }

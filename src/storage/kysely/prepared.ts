@@ -12,20 +12,6 @@ interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
 }
 
-export interface PreparedOptions {
-  /**
-   * PostgreSQL plans the statement afresh on every run, with its arguments, instead of
-   * keeping a generic plan per connection (statement-names.ts). For statements over
-   * arrays of keys or rows: a generic plan cannot see how many keys an array holds,
-   * and is made once, with the statistics of that moment, for as long as the
-   * connection lives. Made while the refresh-token table was small and not yet
-   * analyzed, the batched look-up's kept a sequential scan, and the batched rotation's
-   * walked each grant's every token, while the tables grew under load: a tenth of the
-   * requests a second (README, Performance).
-   */
-  planEachRun?: boolean;
-}
-
 /**
  * Kysely builds an operation tree and compiles it to SQL on every call, which
  * showed as a steady share of CPU on the bearer API and the token endpoint; the
@@ -33,11 +19,10 @@ export interface PreparedOptions {
  * placeholders standing in for the arguments, so it must pass each argument to
  * the query builder unchanged (convert values before the call, not inside).
  * On PostgreSQL the text is also parsed and planned once per connection
- * (statement-names.ts), which suits look-ups and writes by key, whose generic
- * plan is the plan any argument would get; any other is planned each run
- * (PreparedOptions.planEachRun).
+ * (statement-names.ts), so keep these to look-ups and writes by key, whose
+ * generic plan is the plan any argument would get.
  */
-function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Compilable<Row>, { planEachRun = false }: PreparedOptions): (args: Args) => CompiledQuery<Row> {
+function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Compilable<Row>): (args: Args) => CompiledQuery<Row> {
   const placeholders = Array.from({ length: build.length }, (_, index) => `\u0000folio-argument-${index}`);
   const compiled = build(...(placeholders as Args)).compile();
   const argumentAt = compiled.parameters.map((value) => placeholders.indexOf(value as string));
@@ -51,7 +36,7 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
   if (/\b(select|returning)\s+("?\w+"?\.)?\*/i.test(compiled.sql)) {
     throw new Error(`a prepared statement must name its columns (everyColumn), not use *: ${compiled.sql}`);
   }
-  if (!planEachRun) nameStatement(compiled.sql);
+  nameStatement(compiled.sql);
   return (args) => ({ ...compiled, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
 }
 
@@ -59,9 +44,8 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
 export function prepared<Row, Args extends unknown[]>(
   db: Kysely<Database>,
   build: (...args: Args) => Compilable<Row>,
-  options: PreparedOptions = {},
 ): PreparedQuery<Row, Args> {
-  const withArguments = compileOnce(build, options);
+  const withArguments = compileOnce(build);
   const direct = directStatements(db);
   if (direct === undefined) return async (...args: Args) => (await db.executeQuery<Row>(withArguments(args))).rows;
   return async (...args: Args) => {
@@ -71,11 +55,8 @@ export function prepared<Row, Args extends unknown[]>(
 }
 
 /** A write built and compiled once; its result carries numAffectedRows, and the rows of a RETURNING clause. */
-export function preparedStatement<Args extends unknown[], Row = unknown>(
-  build: (...args: Args) => Compilable<Row>,
-  options: PreparedOptions = {},
-): PreparedStatement<Args, Row> {
-  const withArguments = compileOnce(build, options);
+export function preparedStatement<Args extends unknown[], Row = unknown>(build: (...args: Args) => Compilable<Row>): PreparedStatement<Args, Row> {
+  const withArguments = compileOnce(build);
   return (executor, ...args) => executor.executeQuery(withArguments(args));
 }
 

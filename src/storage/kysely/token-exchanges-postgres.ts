@@ -76,7 +76,7 @@ function exchangeStatement(db: Kysely<Database>, { table, key, spentAt, unspent 
       ), ${insertsWhere(SPENT_HERE, access, refresh, event)}
       select spent.spent, spent.grant_id, claimed.last_used_at
       from spent join claimed on claimed.id = spent.grant_id`.compile(db),
-  }), { planEachRun: true });
+  }));
 }
 
 /**
@@ -95,7 +95,7 @@ function lastUseStatement(db: Kysely<Database>) {
         order by id
         for update
       )`.compile(db),
-  }), { planEachRun: true });
+  }));
 }
 
 /** Rotations and code exchanges in batches; every exchange of one kind goes under one key, so a batch spans grants. */

@@ -47,7 +47,7 @@ export class KyselyTokenStore implements TokenStore {
     db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
     this.selectRefreshToken = kind === 'postgres'
       ? lookingUpInBatches(prepared(db, (tokenHashes: string[]) =>
-        db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', sql<string>`any(${tokenHashes}::text[])`), { planEachRun: true }), (row) => row.token_hash)
+        db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', sql<string>`any(${tokenHashes}::text[])`)), (row) => row.token_hash)
       : prepared(db, (tokenHash: string) =>
         db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
   }

@@ -85,6 +85,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let address: string;
   try {
     await storage.migrate();
+    for (const warning of await storage.settingWarnings()) logger.warn(warning);
     app = await buildApp({ config, storage, clock: systemClock, random: cryptoRandom, logger });
     address = await listenOrExplain(app, config);
     // Only once listening: the demo's client secrets are printed once, so a start

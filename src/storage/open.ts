@@ -7,6 +7,8 @@ import type { Storage } from './stores.ts';
 export interface OpenedStorage extends Storage {
   /** Applies pending migrations; safe to call on every start. */
   migrate(): Promise<void>;
+  /** What in the database server's own settings works against Folio, one sentence each; none on SQLite. */
+  settingWarnings(): Promise<string[]>;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;

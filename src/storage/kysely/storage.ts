@@ -58,6 +58,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     },
     readsFromMemory: () => !closed && changes !== undefined && changes.trusted(),
     migrate: () => migrateToLatest(db, kind),
+    settingWarnings: () => (kind === 'postgres' ? postgresSettingWarnings(db) : Promise.resolve([])),
     async close() {
       if (closed) return;
       closed = true;
@@ -67,4 +68,22 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
       await db.destroy();
     },
   };
+}
+
+/**
+ * PostgreSQL plans Folio's named statements once per connection, from the
+ * statistics of that moment (statement-names.ts), and plans them again when
+ * ANALYZE renews those statistics. Autovacuum runs ANALYZE as tables grow; without
+ * it, a plan made while a table was small or never analyzed stays: a benchmark
+ * server whose tables were never analyzed served a tenth of its refreshes
+ * (README, Performance).
+ */
+async function postgresSettingWarnings(db: Kysely<Database>): Promise<string[]> {
+  // Advice only: a start must not fail because the settings could not be read.
+  const rows = await sql<{ name: string; setting: string }>`
+    select name, setting from pg_settings where name in ('autovacuum', 'track_counts')`.execute(db)
+    .then((result) => result.rows, () => []);
+  const off = rows.filter((row) => row.setting === 'off').map((row) => row.name);
+  if (off.length === 0) return [];
+  return [`PostgreSQL runs with ${off.join(' and ')} off, so no table is analyzed as it grows: query plans made while a table was small stay, and token requests may slow to a tenth; turn it on, or run ANALYZE regularly`];
 }

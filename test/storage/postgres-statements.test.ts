@@ -8,7 +8,7 @@ import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { issueInBatches } from '../../src/storage/kysely/token-issue-postgres.ts';
 import { KyselyTokenStore } from '../../src/storage/kysely/tokens.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import type { Storage } from '../../src/storage/stores.ts';
+import type { OpenedStorage } from '../../src/storage/open.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from './contract.ts';
 import { accessTokenFor, createGrant } from './fixtures.ts';
@@ -28,7 +28,7 @@ function preparedOn(connection: Kysely<Database>): Promise<PreparedStatementRow[
 
 describe('named statements on PostgreSQL', { skip }, () => {
   const database = skip ? undefined : new TemporaryPostgresDatabase(postgresServerUrl!);
-  let storage: Storage & { migrate(): Promise<void> };
+  let storage: OpenedStorage;
   let db: Kysely<Database>;
 
   before(async () => {

@@ -18,6 +18,18 @@ describeStorageContract('reachability', (target) => {
     assert.equal(await target().storage.isReachable(), true);
   });
 
+  it('has no setting to warn of on SQLite, and on PostgreSQL only when no table is analyzed as it grows', async () => {
+    const { storage, db } = target();
+    const warnings = await storage.settingWarnings();
+    if (storage.kind === 'sqlite') {
+      assert.deepEqual(warnings, []);
+      return;
+    }
+    const { rows } = await sql<{ off: number }>`
+      select count(*)::int4 as off from pg_settings where name in ('autovacuum', 'track_counts') and setting = 'off'`.execute(db);
+    assert.equal(warnings.length, rows[0]!.off > 0 ? 1 : 0);
+  });
+
   it('applies migrations again without error or data loss', async () => {
     const { storage } = target();
     const user = await createUser(storage);

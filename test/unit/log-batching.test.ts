@@ -36,6 +36,17 @@ test('a large batch goes out at once, and flush hands on what is held', () => {
   assert.equal(flushed, true);
 });
 
+test('a synchronous flush hands held lines to the sink\'s writeSync, not to its write, which at exit might not finish', () => {
+  const asynchronous: string[] = [];
+  const synchronous: string[] = [];
+  const lines = batchedLines({ write: (text) => asynchronous.push(text), writeSync: (text) => synchronous.push(text) });
+  lines.write('one\n');
+  lines.write('two\n');
+  lines.flushSync!();
+  assert.deepEqual(asynchronous, []);
+  assert.deepEqual(synchronous, ['one\ntwo\n']);
+});
+
 for (const [how, ending] of [['process.exit() in the same turn', 'process.exit(3);'], ['the process running out of work', '']] as const) {
   test(`lines still held are written when the process ends by ${how}`, () => {
     const script = `import { createLogger } from './src/platform/logger.ts';

@@ -36,21 +36,21 @@ let exitListening = false;
 export function batchedLines(sink: LineSink): LineSink & { flush(callback?: (error?: Error) => void): void } {
   let held = '';
   let timer: NodeJS.Timeout | undefined;
-  const handOn = () => {
+  /** The lines held, no longer held or waited for. */
+  const takeHeld = () => {
     clearTimeout(timer);
     timer = undefined;
     holding.delete(atExit);
-    if (held === '') return;
     const lines = held;
     held = '';
-    sink.write(lines);
+    return lines;
+  };
+  const handOn = () => {
+    const lines = takeHeld();
+    if (lines !== '') sink.write(lines);
   };
   const handOnSync = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    holding.delete(atExit);
-    const lines = held;
-    held = '';
+    const lines = takeHeld();
     if (sink.writeSync !== undefined) {
       sink.writeSync(lines);
       return;

@@ -27,7 +27,12 @@ describeStorageContract('reachability', (target) => {
     }
     const { rows } = await sql<{ off: number }>`
       select count(*)::int4 as off from pg_settings where name in ('autovacuum', 'track_counts') and setting = 'off'`.execute(db);
-    assert.equal(warnings.length, rows[0]!.off > 0 ? 1 : 0);
+    if (rows[0]!.off === 0) {
+      assert.deepEqual(warnings, []);
+      return;
+    }
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /off, so no table is analyzed as it grows.*ANALYZE/);
   });
 
   it('applies migrations again without error or data loss', async () => {

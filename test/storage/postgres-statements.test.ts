@@ -66,18 +66,6 @@ describe('named statements on PostgreSQL', { skip }, () => {
     });
   });
 
-  it('warns at start when PostgreSQL analyzes no table as it grows (autovacuum or track_counts off)', async () => {
-    const { rows } = await sql<{ off: number }>`
-      select count(*)::int4 as off from pg_settings where name in ('autovacuum', 'track_counts') and setting = 'off'`.execute(db);
-    const warnings = await storage.settingWarnings();
-    if (rows[0]!.off > 0) {
-      assert.equal(warnings.length, 1);
-      assert.match(warnings[0]!, /off, so no table is analyzed as it grows.*ANALYZE/);
-    } else {
-      assert.deepEqual(warnings, []);
-    }
-  });
-
   // A rolling deploy: the new release migrates while instances of the old one still serve.
   it('keeps serving prepared look-ups and issues after a migration adds a column to their table', async () => {
     const { grant } = await createGrant(storage);

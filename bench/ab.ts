@@ -15,13 +15,13 @@
 // for client_credentials, NAME=@oidc runs its node-oidc-provider.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
+import { cpuMs, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
@@ -40,12 +40,6 @@ if (positionals.length < 2) throw new Error('name at least two variants: NAME=DI
 // a database per variant would separate nothing that matters to a comparison.
 if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
 if (args.postgres && args['own-databases']) throw new Error('--own-databases is for SQLite files; PostgreSQL variants share one server whatever the database');
-
-/** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */
-function cpuMs(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
 
 const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;

@@ -60,6 +60,12 @@ export async function startServer(name: string, args: string[], port: number, re
   };
 }
 
+/** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */
+export function cpuMs(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
 /** VmRSS of a process in MB, or undefined where /proc is not there. */
 export function rssMb(pid: number): number | undefined {
   try {

@@ -289,6 +289,29 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     for (const outcome of await Promise.allSettled(rotations)) assert.equal(outcome.status, 'fulfilled');
     assert.equal(await storage.grants.findGrant(grants[0]!.id), undefined);
   });
+
+  it('takes an application\'s grants in id order when deleting it, as a batch of exchanges does, so the two cannot deadlock', async () => {
+    const { application, grant: lowest } = await createGrant(storage);
+    const [middle, highest] = await Promise.all([createUser(storage), createUser(storage)]
+      .map(async (user) => storage.grants.findOrCreateActiveGrant((await user).id, application.id, ['read'], T0)));
+    const [low, high] = [lowest, middle!, highest!].map((grant) => grant.id).sort((a, b) => a - b) as [number, number];
+    // Revoked and restored, the lowest grant's row now lies after the others in the
+    // table and in its indexes (a column of an index predicate changed, so no HOT
+    // update), so a cascade left to itself would take the higher ids first.
+    for (const revokedAt of [T0 + 1, null]) await other.updateTable('grants').set({ revoked_at: revokedAt }).where('id', '=', low).execute();
+    let deleted: Promise<boolean> | undefined;
+    // A batch holding the lowest grant, then taking the highest; waiting for the
+    // second lock longer than PostgreSQL's deadlock check (1 s) would hide a deadlock.
+    await other.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = '500ms'`.execute(trx);
+      await sql`select id from grants where id = ${low} for update`.execute(trx);
+      deleted = storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted'));
+      assert.equal(await within(deleted, 300), 'waiting');
+      await sql`select id from grants where id = ${high} for update`.execute(trx);
+    });
+    assert.equal(await deleted, true);
+    assert.equal(await storage.grants.findGrant(high), undefined);
+  });
 });
 
 /** The grant a saved token pair was issued on, as the refresh grant finds it. */

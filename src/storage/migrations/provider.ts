@@ -30,8 +30,9 @@ class CodeMigrationProvider implements MigrationProvider {
 
 /**
  * Code-unit order, as the Migrator sorts the provider's names. Its default for
- * migrations that ran in the same millisecond, localeCompare, loads ICU's collator
- * on first use: 15 ms of every start on a slow machine (README, Performance).
+ * migrations that ran in the same millisecond (as SQLite's, timed to the
+ * millisecond, do), localeCompare, loads ICU's collator on first use: 15 ms of
+ * every SQLite start on a slow machine (docs/performance.md).
  */
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

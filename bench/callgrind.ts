@@ -36,7 +36,7 @@ export const OPTIMIZING_COMPILER = /v8::internal::OptimizingCompileDispatcher::C
  * Objects moved from a deprecated map to its replacement. Under callgrind a
  * server sometimes settles with an object literal on V8's slow path (seen with
  * Node 20's own process.nextTick), migrating objects on every request: a state
- * of that process, not of the build, worth a fifth of a GET (README, Performance).
+ * of that process, not of the build, worth a fifth of a GET (docs/performance.md).
  */
 export const MAP_MIGRATION = /v8::internal::JSObject::MigrateToMap\(/;
 

@@ -81,7 +81,7 @@ export class BenchDatabase {
    * with it off (this one's CI settings do), and a connection's generic plans are
    * made from the statistics of the moment: made from none, on small tables, the
    * batched rotation's walked every token of its grants and the batched look-up's
-   * scanned the table, while the tables grew under load (README, Performance).
+   * scanned the table, while the tables grew under load (docs/performance.md).
    * Run after each bulk write of the fixtures; an ANALYZE also makes the server's
    * connections plan their statements afresh.
    */

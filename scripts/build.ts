@@ -2,7 +2,7 @@
 // it loads lazily: the PostgreSQL driver, the server itself behind the CLI).
 // Resolving and reading the ~700 module files of an unbundled build was half of
 // the time from spawn to ready and weighed megabytes of resident memory
-// (README, Performance). Type checking is tsc's job; esbuild only strips types.
+// (docs/performance.md). Type checking is tsc's job; esbuild only strips types.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';

@@ -48,7 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Fastify's own 503 and client-error bodies are not RFC 6749 §5.2's: ours (connection-errors.ts).
     return503OnClosing: false,
     // Checking each route schema against JSON Schema's meta-schema compiles that
-    // meta-schema first: a tenth of a production start (README, Performance). The
+    // meta-schema first: a tenth of a production start (docs/performance.md). The
     // schemas are code, so every test and development start checks them instead.
     ajv: { customOptions: { validateSchema: config.env !== 'production' } },
     clientErrorHandler: answerMalformedHttp,

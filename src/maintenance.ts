@@ -19,7 +19,7 @@ export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
  * unpaced purge of a large backlog cut the bearer GET to a fifth of its
  * throughput, and a tenth left it at 0.77-0.86x, below the 0.9x we hold it to,
  * since the purge also pushes the requests' pages out of SQLite's cache (README,
- * Performance). A purge run by hand rests as long as it works: it may run beside a
+ * Durability). A purge run by hand rests as long as it works: it may run beside a
  * server on the same file, whose writers wait for the write lock meanwhile, and
  * that wait blocks their event loop too. On PostgreSQL a batch runs in the
  * database server while requests go on, but where the server shares the machine
@@ -27,7 +27,7 @@ export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
  * used: the server's purge there takes a tenth of the time. Its batches cost the
  * database 2-3 µs of CPU a row (kysely/purge.ts), so a tenth still deleted
  * 10,400-15,600 tokens a second under the benchmark's load, twice what its
- * busiest token endpoint issued (README, Performance). By hand it only yields.
+ * busiest token endpoint issued (docs/performance.md). By hand it only yields.
  */
 const PURGE_SHARE = {
   sqlite: { background: 0.05, byHand: 0.5 },

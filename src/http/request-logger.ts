@@ -1,6 +1,6 @@
 // Fastify gives every request a child logger (request.log) bound to its reqId.
 // pino's child() rebuilds each level method of the new logger: 3k instructions of
-// a bearer GET's 159k (bench/instructions.ts, README Performance), for a logger
+// a bearer GET's 159k (bench/instructions.ts, docs/performance.md), for a logger
 // that most requests never use, since the access-log line is written apart
 // (access-log.ts). This one makes the real child on its first use.
 import type { FastifyBaseLogger } from 'fastify';

@@ -2,7 +2,7 @@
 // finish and handed to prom-client only when /metrics is read. Through
 // prom-client's labelled inc() and observe(), which sort, join and look up the
 // label values on every call, they cost a bearer GET served from memory a
-// tenth of its throughput (README, Performance). The exposition is the same:
+// tenth of its throughput (docs/performance.md). The exposition is the same:
 // a test holds it line for line to prom-client's own Counter and Histogram.
 import { Counter, type Histogram, type Registry } from 'prom-client';
 

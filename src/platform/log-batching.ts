@@ -27,7 +27,7 @@ let exitListening = false;
  * (sonic-boom's bookkeeping, and an fs.write handed to libuv's thread pool and
  * answered on the event loop, on the server's one core): one write per
  * access-log line held a bearer GET served from memory at 0.92× the requests a
- * second of this (README, Performance). Gathering per turn of the event loop
+ * second of this (docs/performance.md). Gathering per turn of the event loop
  * gained nothing: under load most turns serve one request. An exit before the
  * window ends, by process.exit() or by running out of work, still writes the
  * lines: the exit listener hands them to the sink synchronously (writeSync), or

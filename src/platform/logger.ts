@@ -65,7 +65,7 @@ const CREDENTIAL = new RegExp(
 /**
  * What every match of CREDENTIAL holds, whatever its case and encoding: most URLs
  * hold none, and testing for it costs a fraction of the replace, which cost an
- * access-log line several µs (README, Performance).
+ * access-log line several µs (docs/performance.md).
  */
 const MAY_HOLD_CREDENTIAL = /folio(?:_|%5f)/i;
 
@@ -112,7 +112,7 @@ const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * `JSON.stringify(value)`, without its fixed cost where the value is a plain
  * string or a finite number, which every member of an access-log line usually
  * is: the seven calls a line took 7.5k instructions of a bearer GET's 160k
- * (`bench/instructions.ts`, README Performance).
+ * (`bench/instructions.ts`, docs/performance.md).
  */
 export function jsonValue(value: unknown): string | undefined {
   if (typeof value === 'string') return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);

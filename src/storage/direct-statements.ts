@@ -12,7 +12,7 @@ export interface StatementExecutor {
  * SQLite's statements run without Kysely's connection queue. better-sqlite3 runs
  * each to completion at once, yet every query through Kysely waits its turn for
  * the one connection behind a chain of promises: 3-4 µs a statement against
- * 0.6 µs run directly (README, Performance), on token issues that run five.
+ * 0.6 µs run directly (docs/performance.md), on token issues that run five.
  * Running one directly is what Kysely would do but for the turn, so it is
  * right where the turn holds nothing back: while no transaction or streamed
  * read is under way (`idle`: an open transaction holds the connection, and a

@@ -80,7 +80,7 @@ const TRANSACTION_END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
  * time. The statements Folio compiles once (token, code and client look-ups, the
  * portfolio list, token writes) go out named instead: pg parses a name once per
  * connection, and after five runs the server keeps a generic plan. The bearer
- * API on PostgreSQL served 14–23% more requests so (README, Performance). Poolers
+ * API on PostgreSQL served 14–23% more requests so (docs/performance.md). Poolers
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */
 function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): PostgresPool {

@@ -42,8 +42,8 @@ function countingChanges(database: SqliteDatabase.Database) {
   let checkedThisTurn = false;
   const nextTurn = () => { checkedThisTurn = false; };
   // PRAGMA data_version costs two fcntl calls and an fstat: made for every
-  // read it cost the cached bearer GET a tenth of its throughput (README,
-  // Performance). Once per turn of the event loop, it is shared by every
+  // read it cost the cached bearer GET a tenth of its throughput (docs/performance.md).
+  // Once per turn of the event loop, it is shared by every
   // request that turn serves. Another process's commit is seen from the next
   // turn on (this process's writes at once); what it wrote is unknown, so it
   // outdates everything.
@@ -167,14 +167,14 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // as must a revocation or a secret rotation the user was told had happened. Both
   // settings survive a crash of the process (kill -9): a commit has reached the
   // operating system either way. The price is one fsync per write transaction,
-  // measured by `npm run bench` (README, Performance).
+  // measured by `npm run bench` (README, Durability).
   database.pragma('synchronous = FULL');
   // better-sqlite3 builds SQLite with a 16 MiB page cache, which fills page by page
   // under token writes and stays resident: ~12 MB more RSS after a few rounds of the
   // benchmark's writes. Look-ups by token hash land on random index pages of tables
   // far larger than either size in production, served from the operating system's
   // file cache both ways. The price, measured on the benchmark's small, growing
-  // tables: writes perhaps 5-10% slower, within its run-to-run noise (README, Performance).
+  // tables: writes perhaps 5-10% slower, within its run-to-run noise (docs/performance.md).
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
   const streams: Streams = { open: 0 };

@@ -1,4 +1,4 @@
-// Durability (README, Performance): a token the client has been given is in the
+// Durability (README, Durability): a token the client has been given is in the
 // database even if the server dies the next instant, with no chance to shut down.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import assert from 'node:assert/strict';

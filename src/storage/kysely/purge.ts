@@ -60,7 +60,7 @@ export function pickedRows<Table extends keyof Database>(
  * Runs a purge's DELETE marked as one of dead rows only, so that it empties no
  * cached read (written-tables.ts): each batch used to make every instance read
  * its bearer look-ups afresh, and on PostgreSQL the GET during a purge fell to
- * 0.68-0.84x of itself (README, Performance). Also for the sign-in counters'
+ * 0.68-0.84x of itself (docs/performance.md). Also for the sign-in counters'
  * purge (login-failures.ts): no cached read holds a counter.
  */
 export async function deleteDeadRows<Table extends keyof Database>(

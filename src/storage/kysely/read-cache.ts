@@ -3,7 +3,7 @@
 // (through Kysely and better-sqlite3 they were more than half the server's CPU
 // on `GET /api/v2/portfolios`), and the application by its client id, which
 // every token, introspection and revocation request looks up (on PostgreSQL a
-// round trip of the token endpoint's two or three; README, Performance). The
+// round trip of the token endpoint's two or three; docs/performance.md). The
 // counters that say when to forget them (database-changes.ts) see every write
 // on SQLite at once, and on PostgreSQL this process's writes at once and other
 // instances' commits when their notices arrive.

@@ -1,7 +1,7 @@
 // PostgreSQL: token issues (and look-ups) that arrive while a statement of theirs
 // is in flight wait for it, then go together as the next one. One statement, one
-// round trip and one commit then serve many, where each had its own (README,
-// Performance). Items with different keys do not wait for each other:
+// round trip and one commit then serve many, where each had its own (docs/performance.md).
+// Items with different keys do not wait for each other:
 // token-issue-postgres.ts keys client_credentials saves by grant, and sends
 // every rotation (and every code exchange) under one key; lookup-batches.ts
 // sends every look-up of a kind under one.

@@ -76,7 +76,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
  * ANALYZE renews those statistics. Autovacuum runs ANALYZE as tables grow; without
  * it, a plan made while a table was small or never analyzed stays: a benchmark
  * server whose tables were never analyzed served a tenth of its refreshes
- * (README, Performance).
+ * (docs/performance.md).
  */
 async function postgresSettingWarnings(db: Kysely<Database>): Promise<string[]> {
   // Advice only: a start must not fail because the settings could not be read.

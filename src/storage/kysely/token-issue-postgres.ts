@@ -19,8 +19,8 @@ import type { TokenIssue } from './token-writes.ts';
  * meanwhile. The statement takes no other row, so it never waits while holding
  * one, and stays out of any deadlock with the exchanges' batches. The lock is a shared one: every issue of a
  * client_credentials client is on one grant, and an exclusive lock held until each
- * commit had made those issues wait for each other's fsync, one at a time (README,
- * Performance). The last use is written only when it is a second old, and always
+ * commit had made those issues wait for each other's fsync, one at a time (docs/performance.md).
+ * The last use is written only when it is a second old, and always
  * before the shared lock is taken (`shared` reads `touched` first), so no statement
  * holds a shared lock while it waits for an exclusive one: two of them could
  * otherwise deadlock. When `touched` matched, its UPDATE already holds the row's

@@ -38,7 +38,7 @@ const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint folio_write');
  * as one plain transaction, and when any of its writes throws, that transaction is
  * rolled back and the batch runs again with each write in a savepoint of its own,
  * where a write that throws is rolled back alone. Savepoints around every write
- * cost a tenth of a token issue's instructions (README, Performance), and a write
+ * cost a tenth of a token issue's instructions (docs/performance.md), and a write
  * that throws is rare: two requests racing to spend one refresh token or code (a
  * replayed one is refused before any write). Each caller hears
  * back only after the commit holding its writes is durable, so nothing is answered

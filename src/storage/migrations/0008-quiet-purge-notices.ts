@@ -2,7 +2,7 @@
 // change. It deletes only tokens revoked, or expired an hour ago, which a bearer
 // look-up answers 401 whether they are there or not, yet each of its batches made
 // every instance forget its bearer look-ups (the GET during a purge fell to
-// 0.68-0.84x of itself; README, Performance). The purge's statement says so by
+// 0.68-0.84x of itself; docs/performance.md). The purge's statement says so by
 // setting DELETING_DEAD_ROWS_SETTING for its own transaction as it picks each row
 // (kysely/purge.ts); any other deletion that takes a row (a cascade from a
 // deleted grant, application or user) announces itself as before. Updates and

@@ -5,13 +5,14 @@ import type { Kysely } from 'kysely';
 import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
-import type { Database } from '../../src/storage/schema.ts';
+import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 
 export interface StorageUnderTest {
   storage: OpenedStorage;
   /** Direct access to the tables, for checking what is actually stored. */
   db: Kysely<Database>;
+  kind: StorageKind;
 }
 
 const TABLES_CHILDREN_FIRST: (keyof Database)[] = [
@@ -26,7 +27,7 @@ export function describeStorageContract(title: string, define: (target: () => St
     let current: StorageUnderTest | undefined;
     beforeEach(async () => {
       const db = createSqliteKysely(':memory:');
-      current = { db, storage: createKyselyStorage(db, 'sqlite') };
+      current = { db, kind: 'sqlite', storage: createKyselyStorage(db, 'sqlite') };
       await current.storage.migrate();
     });
     afterEach(async () => {
@@ -41,7 +42,7 @@ export function describeStorageContract(title: string, define: (target: () => St
       let current: StorageUnderTest | undefined;
       before(async () => {
         const db = createPostgresKysely(await migratedDatabaseForThisRun(postgresServerUrl));
-        current = { db, storage: createKyselyStorage(db, 'postgres') };
+        current = { db, kind: 'postgres', storage: createKyselyStorage(db, 'postgres') };
       });
       beforeEach(async () => {
         // DELETE, not TRUNCATE: on tables this small it is some fifty times faster.

@@ -2,8 +2,12 @@ import type { Kysely } from 'kysely';
 import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
+import { ACTIVITY_INDEX_CONDITION } from '../migrations/0009-activity-index.ts';
 import { changedRows } from './columns.ts';
 import { everyColumn } from './prepared.ts';
+
+/** What ACTIVITY_INDEX_CONDITION leaves out of the user's index. */
+const ROUTINE_EVENT_TYPES: readonly AuditEventType[] = ['token.issued', 'token.refreshed'];
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
   return {
@@ -43,6 +47,23 @@ export async function recordIfChanged(executor: Kysely<Database>, result: Parame
   return true;
 }
 
+/**
+ * The query behind listEventsForUser. Types that leave out routine token issues and
+ * refreshes (the Activity page's) are found through the user's index, whose
+ * condition the query states for SQLite's planner to use it; asking for those, or
+ * for every type, reads the user's events from the whole table.
+ */
+export function eventsOfUser(db: Kysely<Database>, userId: number, limit: number, types?: readonly AuditEventType[]) {
+  const indexed = types !== undefined && types.every((type) => !ROUTINE_EVENT_TYPES.includes(type));
+  return db.selectFrom('audit_events').selectAll()
+    .where('user_id', '=', userId)
+    .$if(types !== undefined, (query) => query.where('type', 'in', types!))
+    .$if(indexed, (query) => query.where(ACTIVITY_INDEX_CONDITION))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit);
+}
+
 export class KyselyAuditStore implements AuditStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -53,13 +74,7 @@ export class KyselyAuditStore implements AuditStore {
   /** Newest first; the id breaks ties between events recorded in the same millisecond. */
   async listEventsForUser(userId: number, limit: number, types?: readonly AuditEventType[]): Promise<AuditEvent[]> {
     if (types !== undefined && types.length === 0) return [];
-    const rows = await this.db.selectFrom('audit_events').selectAll()
-      .where('user_id', '=', userId)
-      .$if(types !== undefined, (query) => query.where('type', 'in', types!))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    const rows = await eventsOfUser(this.db, userId, limit, types).execute();
     return rows.map(toAuditEvent);
   }
 }

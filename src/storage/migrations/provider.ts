@@ -10,6 +10,7 @@ import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
 import { changeNoticesMigration } from './0006-change-notices.ts';
 import { applicationNoticesMigration } from './0007-application-notices.ts';
 import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
+import { activityIndexMigration } from './0009-activity-index.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -24,6 +25,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0006-change-notices': changeNoticesMigration(this.kind),
       '0007-application-notices': applicationNoticesMigration(this.kind),
       '0008-quiet-purge-notices': quietPurgeNoticesMigration(this.kind),
+      '0009-activity-index': activityIndexMigration(),
     };
   }
 }

@@ -1,0 +1,143 @@
+// What the SQLite side of a refresh costs, without HTTP, Kysely or the machine's
+// other load in the way: a database migrated as Folio migrates it, holding
+// `--tokens` refresh tokens, then `--batches` group commits of `--batch` refreshes
+// over `--chains` rotation chains (one user and grant each, as the benchmark's
+// refresh load has), each batch the look-ups of the tokens it rotates, then one
+// transaction of each refresh's statements (grant claim, rotation, access and
+// refresh token inserts, audit event), committed with synchronous=FULL. Prints what
+// a refresh spends in each part. Each variant NAME=INDEX,... has a database of its
+// own with those indexes dropped (NAME= drops none), which prices them; the
+// variants' batches interleave, a hundred at a time, as the machine's speed drifts:
+//   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant
+// The statements are written here as Folio's compile them (token-writes.ts), not
+// through Folio's code, so that the database's own cost is what is timed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import SqliteDatabase from 'better-sqlite3';
+import { cryptoRandom } from '../src/platform/random.ts';
+import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
+import { createSqliteKysely } from '../src/storage/dialects.ts';
+import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
+import { median } from './report.ts';
+
+const { values: args, positionals } = parseArgs({
+  options: {
+    tokens: { type: 'string', default: '200000' },
+    batches: { type: 'string', default: '2000' },
+    batch: { type: 'string', default: '33' },
+    chains: { type: 'string', default: '50' },
+  },
+  allowPositionals: true,
+});
+const [tokens, batches, batchSize, chainCount] = [args.tokens, args.batches, args.batch, args.chains].map(Number) as [number, number, number, number];
+const variants = (positionals.length > 0 ? positionals : ['shipped=']).map((word) => {
+  const [name, indexes] = word.split(/=(.*)/s) as [string, string | undefined];
+  if (!name || indexes === undefined) throw new Error(`a variant is NAME=INDEX,... (NAME= drops none), got ${word}`);
+  return { name, dropped: indexes.split(',').filter(Boolean) };
+});
+const INTERLEAVE = 100;
+
+interface Costs { lookUp: number[]; statements: number[]; commit: number[] }
+
+/** A database as Folio migrates it, with `dropped` gone and `tokens` refresh tokens in it; runs one batch a call. */
+async function preparedDatabase(file: string, dropped: string[]): Promise<{ runBatch(batch: number, costs: Costs): void; close(): void }> {
+  const storage = createKyselyStorage(createSqliteKysely(file), 'sqlite');
+  await storage.migrate();
+  await storage.close();
+
+  // The settings Folio's server runs with (sqlite-dialect.ts).
+  const db = new SqliteDatabase(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('cache_size = -4000');
+
+  const now = Date.now();
+  const owner = db.prepare(`insert into users (email, name, password_hash, created_at, updated_at) values ('bench@folio.test', 'Bench', 'unused', ?, ?)`).run(now, now);
+  const applicationId = Number(db.prepare(`insert into applications (owner_id, name, client_id, secret_hash, redirect_uris, confidential, pkce_required, scopes, created_at, updated_at)
+    values (?, 'Bench', 'bench', 'unused', '[]', 1, 0, 'read', ?, ?)`).run(owner.lastInsertRowid, now, now).lastInsertRowid);
+  const chains = Array.from({ length: chainCount }, (_, index) => {
+    const userId = Number(db.prepare(`insert into users (email, name, password_hash, created_at, updated_at) values (?, 'Chain', 'unused', ?, ?)`)
+      .run(`chain-${index}@folio.test`, now, now).lastInsertRowid);
+    const grantId = Number(db.prepare(`insert into grants (user_id, application_id, scope, created_at) values (?, ?, 'read', ?)`)
+      .run(userId, applicationId, now).lastInsertRowid);
+    return { userId, grantId, tokenHash: '' };
+  });
+
+  const insertRefresh = db.prepare(`insert into refresh_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, rotated_at, revoked_at, origin_code_hash)
+    values (?, ?, ?, ?, 'read', ?, ?, ?, null, null)`);
+  const newHash = (kind: 'accessToken' | 'refreshToken', at: number) => hashCredential(generateCredential(kind, cryptoRandom, at));
+  // The tokens already there, issued one a millisecond before now, every other one rotated.
+  db.transaction(() => {
+    for (let index = 0; index < tokens; index++) {
+      const chain = chains[index % chainCount]!;
+      const issuedAt = now - tokens + index;
+      chain.tokenHash = newHash('refreshToken', issuedAt);
+      insertRefresh.run(chain.tokenHash, chain.grantId, applicationId, chain.userId, issuedAt, issuedAt + 86_400_000, index % 2 === 0 ? issuedAt : null);
+    }
+  })();
+  // The last token of each chain must be live to be rotated.
+  const revive = db.prepare('update refresh_tokens set rotated_at = null where token_hash = ?');
+  for (const chain of chains) revive.run(chain.tokenHash);
+  for (const index of dropped) db.exec(`drop index ${index}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+
+  const lookUp = db.prepare(`select token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash, rotated_at
+    from refresh_tokens where token_hash = ?`).raw();
+  const claim = db.prepare('update grants set last_used_at = ? where id = ? and revoked_at is null');
+  const rotate = db.prepare('update refresh_tokens set rotated_at = ? where token_hash = ? and rotated_at is null and revoked_at is null');
+  const insertAccess = db.prepare(`insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash)
+    values (?, ?, ?, ?, 'read', ?, ?, null, null)`);
+  const insertEvent = db.prepare(`insert into audit_events (type, user_id, application_id, ip, detail, created_at) values ('token.refreshed', ?, ?, '127.0.0.1', ?, ?)`);
+  const [begin, commit] = [db.prepare('begin'), db.prepare('commit')];
+  const elapsedUs = (since: bigint) => Number(process.hrtime.bigint() - since) / 1000;
+
+  return {
+    runBatch(batch, costs) {
+      const picked = Array.from({ length: batchSize }, (_, index) => chains[(batch * batchSize + index) % chainCount]!);
+      let started = process.hrtime.bigint();
+      for (const chain of picked) lookUp.all(chain.tokenHash);
+      costs.lookUp.push(elapsedUs(started) / batchSize);
+
+      started = process.hrtime.bigint();
+      begin.run();
+      const at = Date.now();
+      for (const chain of picked) {
+        claim.run(at, chain.grantId);
+        rotate.run(at, chain.tokenHash);
+        insertAccess.run(newHash('accessToken', at), chain.grantId, applicationId, chain.userId, at, at + 1_800_000);
+        chain.tokenHash = newHash('refreshToken', at);
+        insertRefresh.run(chain.tokenHash, chain.grantId, applicationId, chain.userId, at, at + 86_400_000, null);
+        insertEvent.run(chain.userId, applicationId, `{"grant_id":${chain.grantId}}`, at);
+      }
+      costs.statements.push(elapsedUs(started) / batchSize);
+      started = process.hrtime.bigint();
+      commit.run();
+      costs.commit.push(elapsedUs(started) / batchSize);
+    },
+    close: () => db.close(),
+  };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'folio-sqlite-writes-'));
+try {
+  const databases = await Promise.all(variants.map((variant, index) => preparedDatabase(join(work, `${index}.db`), variant.dropped)));
+  const costs: Costs[] = variants.map(() => ({ lookUp: [], statements: [], commit: [] }));
+  for (let first = 0; first < batches; first += INTERLEAVE) {
+    databases.forEach((database, index) => {
+      for (let batch = first; batch < Math.min(first + INTERLEAVE, batches); batch++) database.runBatch(batch, costs[index]!);
+    });
+  }
+  for (const database of databases) database.close();
+  const shown = (values: number[]) => median(values).toFixed(1).padStart(6);
+  process.stdout.write(`a refresh's database side, medians of ${batches} batches of ${batchSize} over ${chainCount} chains, ${tokens} refresh tokens before (two credentials made and hashed counted with the statements):\n`);
+  variants.forEach((variant, index) => {
+    const { lookUp, statements, commit } = costs[index]!;
+    process.stdout.write(`${variant.name.padEnd(12)} look-up ${shown(lookUp)} µs  statements ${shown(statements)} µs  share of the commit ${shown(commit)} µs`
+      + `  total ${median(lookUp.map((value, batch) => value + statements[batch]! + commit[batch]!)).toFixed(1).padStart(6)} µs`
+      + `${variant.dropped.length > 0 ? `  (dropped: ${variant.dropped.join(', ')})` : ''}\n`);
+  });
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

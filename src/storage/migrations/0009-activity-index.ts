@@ -8,9 +8,9 @@
 import { sql, type Migration, type SqlBool } from 'kysely';
 
 /**
- * The index's condition. A query must state it word for word for either database
- * to use the index (kysely/audit.ts); literals, not parameters, so that a
- * PostgreSQL plan made once for every parameter can still prove it.
+ * The index's condition. SQLite uses the index only for a query that states it
+ * itself (kysely/audit.ts); in literals, not parameters, so that a PostgreSQL plan
+ * made for any parameters can prove it too.
  */
 export const ACTIVITY_INDEX_CONDITION = sql<SqlBool>`type not in ('token.issued', 'token.refreshed')`;
 

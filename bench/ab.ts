@@ -3,7 +3,7 @@
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
-//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh] [--rounds N] [--duration S] [--own-databases | --postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases | --postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
 // The database is a SQLite file, or with --postgres a throwaway database on the
 // local PostgreSQL server (FOLIO_TEST_POSTGRES_URL), dropped at the end.
 // With --own-databases each variant serves a copy of the prepared file instead of the
@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase } from './fixtures.ts';
+import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
@@ -60,6 +60,12 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
       return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };
     case 'refresh':
       return { ...common, kind: 'refresh', path: '/oauth2/token', headers: { authorization: basic }, refreshTokens: await variantDb.mintRefreshTokens() };
+    case 'authorization_code': {
+      // Fresh codes for each load, more than it can spend (bench/run.ts says why).
+      const poolFile = join(work, `codes-${variant.name}.txt`);
+      await variantDb.seedCodes(common.duration * CODES_A_SECOND, poolFile);
+      return { ...common, kind: 'codes', path: '/oauth2/token', headers: { authorization: basic }, poolFile, form: { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI } };
+    }
     default:
       throw new Error(`unknown scenario ${args.scenario}`);
   }

@@ -14,6 +14,11 @@ import type { OpenedStorage } from '../src/storage/open.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
 
 export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
+/**
+ * Fresh authorization codes seeded per second of measurement: well above any code
+ * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
+ */
+export const CODES_A_SECOND = 20_000;
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
 const BEARER_TOKENS = 100;

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, REDIRECT_URI } from './fixtures.ts';
+import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
@@ -39,11 +39,6 @@ const connections = Number(args.connections ?? (smoke ? 4 : 50));
 const smokeAmount = 200;
 const largeTokens = Number(args['large-tokens'] ?? (smoke ? 5000 : 1_000_000));
 const smallTokens = 1000;
-/**
- * Fresh authorization codes seeded per second of measurement: well above any code
- * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
- */
-const CODES_A_SECOND = 20_000;
 /**
  * Dead tokens seeded per second of measurement, for the purge scenario: above the
  * most the purge has deleted (23,600 a second), since once they are gone the GET

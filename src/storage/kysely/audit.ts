@@ -2,12 +2,9 @@ import type { Kysely } from 'kysely';
 import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
-import { ACTIVITY_INDEX_CONDITION } from '../migrations/0009-activity-index.ts';
+import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';
 import { changedRows } from './columns.ts';
 import { everyColumn } from './prepared.ts';
-
-/** What ACTIVITY_INDEX_CONDITION leaves out of the user's index. */
-const ROUTINE_EVENT_TYPES: readonly AuditEventType[] = ['token.issued', 'token.refreshed'];
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
   return {
@@ -54,7 +51,7 @@ export async function recordIfChanged(executor: Kysely<Database>, result: Parame
  * for every type, reads the user's events from the whole table.
  */
 export function eventsOfUser(db: Kysely<Database>, userId: number, limit: number, types?: readonly AuditEventType[]) {
-  const indexed = types !== undefined && types.every((type) => !ROUTINE_EVENT_TYPES.includes(type));
+  const indexed = types !== undefined && types.every((type) => !(ROUTINE_EVENT_TYPES as readonly AuditEventType[]).includes(type));
   return db.selectFrom('audit_events').selectAll()
     .where('user_id', '=', userId)
     .$if(types !== undefined, (query) => query.where('type', 'in', types!))

@@ -78,6 +78,22 @@ describe('grant batches', () => {
     assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
   });
 
+  it('fails every issue of a batch at once when the database is unavailable, running none again', async () => {
+    const calls: string[][] = [];
+    let unavailable = false;
+    const batches = new StatementBatches<string, string>(async (issues) => {
+      calls.push([...issues]);
+      if (unavailable) throw Object.assign(new Error('Query read timeout'), { code: undefined });
+      return issues.map((issue) => `${issue} written`);
+    });
+    const first = batches.submit(1, 'a');
+    unavailable = true;
+    const later = ['b', 'c'].map((issue) => batches.submit(1, issue).then((value) => value, (error: Error) => error.message));
+    assert.equal(await first, 'a written');
+    assert.deepEqual(await Promise.all(later), ['Query read timeout', 'Query read timeout']);
+    assert.deepEqual(calls, [['a'], ['b', 'c']]);
+  });
+
   it('answers a lone issue whose statement failed with its error, and goes on with the next batch', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
     const batches = new StatementBatches(run);

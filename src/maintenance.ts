@@ -34,8 +34,18 @@ const PURGE_SHARE = {
   postgres: { background: 0.1, byHand: 1 },
 } as const;
 
-export function purgePace(kind: Storage['kind'], mode: keyof typeof PURGE_SHARE.sqlite, options: Omit<PacerOptions, 'share'> = {}): Pause {
-  return pacer({ ...options, share: PURGE_SHARE[kind][mode] });
+/**
+ * A purge batch's own work takes milliseconds: on SQLite 2.2 ms median and 43 ms at
+ * most, with a WAL checkpoint, among a million dead tokens (`bench/purge-batches.ts`,
+ * README, Durability), which rests 817 ms. A batch that took seconds spent them
+ * waiting, on SQLite for another process's write lock on the file (up to
+ * busy_timeout, 5 s): that held the event loop once and will not again, yet the
+ * purge rested nineteen times as long, a minute and a half, before its next batch.
+ */
+const PURGE_MAX_REST_MS = 1000;
+
+export function purgePace(kind: Storage['kind'], mode: keyof typeof PURGE_SHARE.sqlite, options: Omit<PacerOptions, 'share' | 'maxRestMs'> = {}): Pause {
+  return pacer({ ...options, share: PURGE_SHARE[kind][mode], maxRestMs: PURGE_MAX_REST_MS });
 }
 
 export async function purgeExpiredCredentials(storage: Storage, now: number, betweenBatches: Pause) {

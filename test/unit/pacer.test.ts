@@ -35,7 +35,21 @@ describe('pacer', () => {
     await assert.rejects(pause(), { name: 'AbortError' });
   });
 
-  test('refuses a share outside (0, 1]', () => {
+  test('never rests longer than the longest rest given', async () => {
+    let clock = 0;
+    const rests: number[] = [];
+    const pause = pacer({ share: 0.05, maxRestMs: 100, monotonicMs: () => clock, sleep: async (ms) => { rests.push(ms); clock += ms; } });
+    clock += 3;
+    await pause();
+    clock += 5000; // waited for a lock rather than worked
+    await pause();
+    clock += 4;
+    await pause();
+    assert.deepEqual(rests.map((ms) => Math.round(ms * 1000) / 1000), [57, 100, 76]);
+  });
+
+  test('refuses a share outside (0, 1] and a negative longest rest', () => {
     for (const share of [0, -0.5, 1.5, Number.NaN]) assert.throws(() => pacer({ share }), RangeError);
+    for (const maxRestMs of [-1, Number.NaN]) assert.throws(() => pacer({ share: 0.5, maxRestMs }), RangeError);
   });
 });

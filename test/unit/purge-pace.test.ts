@@ -29,4 +29,12 @@ describe('purge pace', () => {
   test('on PostgreSQL a purge by hand only yields between batches', async () => {
     assert.equal(await restAfterBatch('postgres', 'byHand', 2), 0);
   });
+
+  test("a batch that waited seconds (for another process's write lock) rests a second at most", async () => {
+    assert.equal(await restAfterBatch('sqlite', 'background', 5000), 1000);
+    assert.equal(await restAfterBatch('sqlite', 'byHand', 5000), 1000);
+    assert.equal(await restAfterBatch('postgres', 'background', 5000), 1000);
+    // Below the bound the share alone decides.
+    assert.equal(await restAfterBatch('sqlite', 'background', 50), 950);
+  });
 });

@@ -3,12 +3,14 @@
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
-//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases | --postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
 // The database is a SQLite file, or with --postgres a throwaway database on the
 // local PostgreSQL server (FOLIO_TEST_POSTGRES_URL), dropped at the end.
 // With --own-databases each variant serves a copy of the prepared file instead of the
 // one shared file: for changes to how writes reach the disk (a checkpoint run by one
-// server writes back every server's pages).
+// server writes back every server's pages). With --postgres too, a copy of the
+// prepared database each, on the one server: for builds whose migrations differ
+// (each migrates its own copy at start, and a build refuses a newer one's database).
 // NODE_FLAGS=... among a variant's settings replaces the production command's node flags (space-separated), e.g.
 //   semi4=dist:NODE_FLAGS=--max-semi-space-size=4 --heap-growing-percent=50
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves);
@@ -36,10 +38,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
-// Databases of one PostgreSQL server share its WAL, its buffers and its fsyncs, so
-// a database per variant would separate nothing that matters to a comparison.
 if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
-if (args.postgres && args['own-databases']) throw new Error('--own-databases is for SQLite files; PostgreSQL variants share one server whatever the database');
 
 const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
@@ -77,7 +76,9 @@ try {
   for (const word of positionals) {
     const variant = parseVariant(word);
     const port = await freePort();
-    const variantDb = args['own-databases'] ? await db.copyTo(join(work, `${variants.length}.db`)) : db;
+    const variantDb = !args['own-databases'] ? db
+      : postgresDatabase === undefined ? await db.copyTo(join(work, `${variants.length}.db`))
+        : await db.copyAs(adminUrl!, `${postgresDatabase.name}_${variants.length}`);
     const bodyFile = join(work, 'body.json');
     if (variant.dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = variantArgv(variant, port, variantDb.url, bodyFile);
@@ -117,6 +118,9 @@ try {
   await Promise.all(variants.map((variant) => variant.server.stop()));
   for (const variant of variants) if (variant.db !== db) await variant.db.close();
   await db.storage.close();
-  if (postgresDatabase !== undefined) await dropDatabase(adminUrl!, postgresDatabase.name);
+  if (postgresDatabase !== undefined) {
+    for (const variant of variants) if (variant.db !== db) await dropDatabase(adminUrl!, new URL(variant.db.url).pathname.slice(1));
+    await dropDatabase(adminUrl!, postgresDatabase.name);
+  }
   rmSync(work, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
 import { createPostgresKysely, createSqliteKysely } from '../src/storage/dialects.ts';
 import { pickedRows } from '../src/storage/kysely/purge.ts';
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
+import { createDatabase } from './postgres.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
 
@@ -213,6 +214,20 @@ export class BenchDatabase {
     await sql`pragma wal_checkpoint(truncate)`.execute(this.db);
     copyFileSync(this.url, file);
     const copy = BenchDatabase.open(file);
+    copy.chainGrants = this.chainGrants;
+    copy.applicationId = this.applicationId;
+    return copy;
+  }
+
+  /**
+   * PostgreSQL: a copy of this database as `name` on the same server, for the same
+   * reason and for builds whose migrations differ: each migrates only its own. A
+   * template must have no connections, so this one's are closed for good.
+   */
+  async copyAs(adminUrl: string, name: string): Promise<BenchDatabase> {
+    if (this.kind !== 'postgres') throw new Error('only a PostgreSQL benchmark database is copied as another database');
+    await this.storage.close();
+    const copy = BenchDatabase.open((await createDatabase(adminUrl, name, new URL(this.url).pathname.slice(1))).url);
     copy.chainGrants = this.chainGrants;
     copy.applicationId = this.applicationId;
     return copy;

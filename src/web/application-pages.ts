@@ -60,7 +60,7 @@ export function renderApplicationDetail(model: ApplicationDetailModel): string {
       <p class="secret" id="client-secret">${model.secret}</p>
     </section>`}
     <section class="card">
-      <p><a href="/settings/applications">← API settings</a></p>
+      <p><a href="/settings/applications">&larr; API settings</a></p>
       <h1 class="app-name">${application.name}</h1>
       ${model.notice === undefined ? '' : html`<p class="notice" role="status">${model.notice}</p>`}
       <table>

@@ -20,7 +20,7 @@ export function renderDeveloperGuide(base: string): string {
     </section>
     <section class="card" id="register">
       <h2>1. Register an application</h2>
-      <p>Sign in and open <a href="/settings/applications">API settings</a> → Register an application. Give a name, one or more
+      <p>Sign in and open <a href="/settings/applications">API settings</a> &rarr; Register an application. Give a name, one or more
         redirect URIs (exact match; https, a loopback address, a native app's private-use scheme such as
         <code>com.example.app:/callback</code>, or <code>urn:ietf:wg:oauth:2.0:oob</code>) and say whether it
         is <strong>confidential</strong> (a server that can keep a secret) or public (a mobile or desktop app). Folio sends no

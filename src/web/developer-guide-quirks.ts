@@ -16,7 +16,7 @@ export function interopQuirks(): SafeHtml {
         <code>execute: [allowInsecureRequests]</code> (openid-client) or <code>[allowInsecureRequests]: true</code> (oauth4webapi).</li>
       <li><strong>401 from the API is thrown:</strong> <code>fetchProtectedResource</code> (openid-client) and
         <code>protectedResourceRequest</code> (oauth4webapi) throw <code>WWWAuthenticateChallengeError</code> when Folio answers
-        401 with <code>WWW-Authenticate: Bearer … error="invalid_token"</code> (RFC 6750 §3) instead of returning the response.
+        401 with <code>WWW-Authenticate: Bearer &hellip; error="invalid_token"</code> (RFC 6750 §3) instead of returning the response.
         Catch it, refresh once and retry.</li>
       <li><strong>Revoking an access token</strong> (RFC 7009) ends only that token; revoke the refresh token to end the
         authorization and every access token issued from it. Revocation answers 200 even for unknown tokens, so both libraries report success either way.</li>

@@ -131,7 +131,7 @@ export function renderDeletePortfolio(model: { signedInAs: SignedInAs; portfolio
   const { portfolio } = model;
   return layout({ title: `Delete ${portfolio.name}`, signedInAs: model.signedInAs }, html`
     <section class="card narrow">
-      <h1>Delete “${portfolio.name}”?</h1>
+      <h1>Delete &ldquo;${portfolio.name}&rdquo;?</h1>
       <p>The portfolio and everything recorded in it will be removed. Applications you connected will no longer see it. This cannot be undone.</p>
       <form method="post" action="/portfolios/${portfolio.id}/delete">
         <input type="hidden" name="csrf_token" value="${model.signedInAs.csrfToken}">

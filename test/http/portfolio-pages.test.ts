@@ -245,7 +245,7 @@ describe('portfolio pages', () => {
       const portfolio = await createPortfolio(t, user, 'Old <b>stuff</b>');
       const page = await get(t, `/portfolios/${portfolio.id}/delete`, jar);
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /Delete “Old &lt;b&gt;stuff&lt;\/b&gt;”\?/);
+      assert.match(page.body, /Delete &ldquo;Old &lt;b&gt;stuff&lt;\/b&gt;&rdquo;\?/);
       assert.match(page.body, new RegExp(`<form method="post" action="/portfolios/${portfolio.id}/delete">`));
       assert.ok(await t.storage.portfolios.findPortfolioOwnedBy(portfolio.id, user.id), 'GET deletes nothing');
       const response = await post(t, `/portfolios/${portfolio.id}/delete`, { csrf_token: hiddenField(page.body, 'csrf_token') }, jar);

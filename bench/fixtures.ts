@@ -10,9 +10,9 @@ import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
 import { createPostgresKysely, createSqliteKysely } from '../src/storage/dialects.ts';
 import { pickedRows } from '../src/storage/kysely/purge.ts';
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
-import { createDatabase } from './postgres.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
+import { createDatabase } from './postgres.ts';
 
 export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
 /**

@@ -40,8 +40,22 @@ export const OPTIMIZING_COMPILER = /v8::internal::OptimizingCompileDispatcher::C
  */
 export const MAP_MIGRATION = /v8::internal::JSObject::MigrateToMap\(/;
 
+/**
+ * Every event's total in a callgrind dump, by the names its `events:` line gives:
+ * Ir alone, or with --cache-sim=yes also the simulated first-level misses (I1mr,
+ * D1mr, D1mw) and last-level ones (ILmr, DLmr, DLmw).
+ */
+export function eventTotals(dump: string): Record<string, number> {
+  const names = /^events: (.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/);
+  const totals = /^totals: (.+)$/m.exec(dump)?.[1]?.trim().split(/\s+/).map(Number);
+  if (names === undefined || totals === undefined) throw new Error('not a callgrind dump: it has no events or totals line');
+  return Object.fromEntries(names.map((name, index) => [name, totals[index] ?? 0]));
+}
+
 export interface WindowCount {
   total: number;
+  /** The dump's totals by event (eventTotals). */
+  events: Record<string, number>;
   /** Instructions of TurboFan's background compilation within the total. */
   compiling: number;
   /** Instructions spent migrating objects between maps within the total. */
@@ -50,8 +64,10 @@ export interface WindowCount {
 
 export function countWindow(dumpFile: string): WindowCount {
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dumpFile], { maxBuffer: 1 << 28 }).toString();
+  const dump = readFileSync(dumpFile, 'utf8');
   return {
-    total: totalInstructions(readFileSync(dumpFile, 'utf8')),
+    total: totalInstructions(dump),
+    events: eventTotals(dump),
     compiling: inclusiveInstructions(annotated, OPTIMIZING_COMPILER),
     migrating: inclusiveInstructions(annotated, MAP_MIGRATION),
   };

@@ -2,7 +2,7 @@
 // request costs, counted by valgrind's callgrind. A count does not move with what
 // else the machine is doing, where time on this shared machine moves by 8% between
 // two runs of one build: this judges changes too small for bench/ab.ts to see.
-//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--cache-sim] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
 // With --postgres the builds serve one throwaway database on the local PostgreSQL
 // server (FOLIO_TEST_POSTGRES_URL), dropped at the end; the database's own
 // processes are not counted.
@@ -19,6 +19,12 @@
 // migrating its objects between maps each call (bench/callgrind.ts).
 // A window spending over 1% of its count migrating is marked `migrating`: run
 // that variant again rather than compare it.
+// With --cache-sim callgrind also simulates the caches (the host's first-level
+// sizes, an 8 MB last level) and each variant's line adds the misses a request,
+// medians of the windows: for two builds whose instructions are alike and whose
+// time is not (docs/performance.md).
+// The first-level instruction and data misses are I1mr and D1mr + D1mw; the
+// last-level ones (ILmr, DLmr, DLmw) are few here.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -40,6 +46,7 @@ const { values: args, positionals } = parseArgs({
     windows: { type: 'string', default: '4' },
     keep: { type: 'boolean', default: false },
     postgres: { type: 'boolean', default: false },
+    'cache-sim': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -121,7 +128,7 @@ async function waitUntilReady(child: ChildProcess, port: number, path: string, s
   }
 }
 
-interface Window { perRequest: number; migrating: boolean }
+interface Window { perRequest: number; migrating: boolean; firstLevelMisses: { instructions: number; data: number } }
 
 /** Instructions a request, per window, TurboFan's background compiling left out. */
 async function measure(variant: Variant, index: number): Promise<Window[]> {
@@ -130,7 +137,7 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
   const dumps = join(work, `dumps-${index}.out`);
   const port = await freePort();
   const child = spawn('valgrind', [
-    '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dumps}`,
+    '--tool=callgrind', `--cache-sim=${args['cache-sim'] ? 'yes' : 'no'}`, '--instr-atstart=no', `--callgrind-out-file=${dumps}`,
     process.execPath, ...variantArgv(variant, port, variantDb.url, bodyFile),
   ], { env: { ...process.env, ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -149,8 +156,12 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
       callgrind('--dump');
       const newest = readdirSync(work).filter((file) => file.startsWith(`dumps-${index}.out.`))
         .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
-      const { total, compiling, migrating } = countWindow(join(work, newest));
-      perWindow.push({ perRequest: (total - compiling) / Number(args.requests), migrating: migrating > total / 100 });
+      const { total, compiling, migrating, events } = countWindow(join(work, newest));
+      const perRequest = (event: string) => (events[event] ?? 0) / Number(args.requests);
+      perWindow.push({
+        perRequest: (total - compiling) / Number(args.requests), migrating: migrating > total / 100,
+        firstLevelMisses: { instructions: perRequest('I1mr'), data: perRequest('D1mr') + perRequest('D1mw') },
+      });
     }
     if (args.keep) process.stdout.write(`${variant.name}: dumps in ${dumps}.*\n`);
     return perWindow;
@@ -188,7 +199,9 @@ try {
   variants.forEach((variant, index) => {
     const windows = results[index]!.map((window) => window.perRequest.toFixed(0) + (window.migrating ? ' migrating' : ''));
     const ratio = index === 0 ? '' : `  ${(medians[index]! / medians[0]!).toFixed(3)}× ${variants[0]!.name}`;
-    process.stdout.write(`${variant.name.padEnd(12)} ${medians[index]!.toFixed(0).padStart(8)} instructions/request  (windows ${windows.join(', ')})${ratio}\n`);
+    const misses = (kind: 'instructions' | 'data') => median(results[index]!.map((window) => window.firstLevelMisses[kind])).toFixed(0);
+    const cache = args['cache-sim'] ? `  first-level misses/request: ${misses('instructions')} instruction, ${misses('data')} data` : '';
+    process.stdout.write(`${variant.name.padEnd(12)} ${medians[index]!.toFixed(0).padStart(8)} instructions/request  (windows ${windows.join(', ')})${ratio}${cache}\n`);
   });
 } finally {
   await db.storage.close();

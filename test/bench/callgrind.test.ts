@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { countWindow, inclusiveInstructions, totalInstructions } from '../../bench/callgrind.ts';
+import { countWindow, eventTotals, inclusiveInstructions, totalInstructions } from '../../bench/callgrind.ts';
 import { parseVariant } from '../../bench/variants.ts';
 
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
@@ -25,10 +25,31 @@ describe('callgrind counts', () => {
       assert.ok(loader > 0 && loader <= total, `the dynamic loader's share ${loader} lies within the total ${total}`);
       assert.equal(inclusiveInstructions(annotated, /no such function anywhere/), 0);
       // /bin/true runs no V8: nothing of the total is compiling or migrating objects.
-      assert.deepEqual(countWindow(dump), { total, compiling: 0, migrating: 0 });
+      assert.deepEqual(countWindow(dump), { total, events: { Ir: total }, compiling: 0, migrating: 0 });
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  });
+
+  it('reads the simulated cache misses of a dump made with --cache-sim', { skip: !hasValgrind && 'valgrind is not installed' }, () => {
+    const work = mkdtempSync(join(tmpdir(), 'folio-callgrind-'));
+    try {
+      const dump = join(work, 'callgrind.out');
+      const run = spawnSync('valgrind', ['--tool=callgrind', '--cache-sim=yes', `--callgrind-out-file=${dump}`, '/bin/true']);
+      assert.equal(run.status, 0, run.stderr.toString());
+      const events = eventTotals(readFileSync(dump, 'utf8'));
+      assert.equal(events.Ir, totalInstructions(readFileSync(dump, 'utf8')));
+      for (const miss of ['I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw']) assert.ok(events[miss]! >= 0, `${miss} is counted`);
+      // A program that has just been loaded misses on its first fetch of each line at least.
+      assert.ok(events.I1mr! > 0 && events.I1mr! < events.Ir!, `instruction misses ${events.I1mr} among ${events.Ir}`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it('names each total by its event', () => {
+    assert.deepEqual(eventTotals('events: Ir I1mr\nsummary: 1 1\ntotals: 1200 34\n'), { Ir: 1200, I1mr: 34 });
+    assert.throws(() => eventTotals('totals: 12\n'), /no events or totals line/);
   });
 
   it('takes a recursive function\'s outermost entry, which holds the deeper ones', () => {

@@ -5,6 +5,7 @@ import { destination as pinoDestination, pino, stdSerializers, symbols, type Des
 import type { Config } from '../config.ts';
 import { credentialPrefixes } from './secrets.ts';
 import { batchedLines, type LineSink } from './log-batching.ts';
+import { createTimeText, jsonValue, millisecondsJson } from './log-json.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -105,39 +106,29 @@ function serializeRequest(req: LoggableRequest): Record<string, unknown> {
   };
 }
 
-/** Strings JSON.stringify changes only by quoting them: printable ASCII but '"' and '\\'. */
-const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/**
- * `JSON.stringify(value)`, without its fixed cost where the value is a plain
- * string or a finite number, which every member of an access-log line usually
- * is: the seven calls a line took 7.5k instructions of a bearer GET's 160k
- * (`bench/instructions.ts`, docs/performance.md).
- */
-export function jsonValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
-  // ECMA-262 SerializeJSONProperty writes a finite number as ToString does.
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return JSON.stringify(value) as string | undefined;
-}
-
 /** One member of an object's JSON, with its leading comma, or '' for a value JSON.stringify leaves out. */
-function jsonMember(name: string, value: unknown): string {
-  const json = jsonValue(value);
+function jsonMember(name: string, json: string | undefined): string {
   return json === undefined ? '' : `,"${name}":${json}`;
 }
 
 /**
  * `JSON.stringify(serializeRequest(req))`, the same text made member by member
  * without the object in between: cheaper on the access log's path. The names
- * need no escaping.
+ * need no escaping. When every member is there, as for any request Node parsed,
+ * the text is made in one piece: joining optional members and slicing off the
+ * first comma copied them out once more than writing the line does.
  */
 function serializedRequestJson(req: LoggableRequest): string {
-  const members = jsonMember('method', req.method)
-    + jsonMember('url', typeof req.url === 'string' ? redactUrl(req.url) : req.url)
-    + jsonMember('host', req.host ?? req.headers?.host)
-    + jsonMember('remoteAddress', req.ip ?? req.socket?.remoteAddress)
-    + jsonMember('remotePort', req.socket?.remotePort);
+  const method = jsonValue(req.method);
+  const url = jsonValue(typeof req.url === 'string' ? redactUrl(req.url) : req.url);
+  const host = jsonValue(req.host ?? req.headers?.host);
+  const remoteAddress = jsonValue(req.ip ?? req.socket?.remoteAddress);
+  const remotePort = jsonValue(req.socket?.remotePort);
+  if (method !== undefined && url !== undefined && host !== undefined && remoteAddress !== undefined && remotePort !== undefined) {
+    return `{"method":${method},"url":${url},"host":${host},"remoteAddress":${remoteAddress},"remotePort":${remotePort}}`;
+  }
+  const members = jsonMember('method', method) + jsonMember('url', url) + jsonMember('host', host)
+    + jsonMember('remoteAddress', remoteAddress) + jsonMember('remotePort', remotePort);
   return `{${members.slice(1)}}`;
 }
 
@@ -145,7 +136,7 @@ export interface AccessLogEntry {
   reqId: string;
   req: LoggableRequest;
   statusCode: number;
-  /** Milliseconds. */
+  /** Milliseconds; the line holds them rounded to the microsecond. */
   responseTime: number;
 }
 
@@ -154,17 +145,19 @@ export interface AccessLogEntry {
  * 'request completed')` would, to the same stream and at the same level, but
  * assembled directly: pino's generic path (formatters, serializers, a stringifier
  * per key) cost ~11 µs a line, a tenth of a bearer API request's CPU. Its only
- * free text is the request, whose members are the serializer's.
+ * free text is the request, whose members are the serializer's. The one
+ * difference: responseTime is rounded to the microsecond (millisecondsJson).
  */
 export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) => void {
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym]!;
   const bindings = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym]!;
   const level = logger.levels.values.info!;
+  const timeText = createTimeText();
   return ({ reqId, req, statusCode, responseTime }) => {
     if (!logger.isLevelEnabled('info')) return;
-    stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${jsonValue(reqId)},`
+    stream.write(`{"level":${level},"time":${timeText()}${bindings},"reqId":${jsonValue(reqId)},`
       + `"req":${serializedRequestJson(req)},"res":{"statusCode":${statusCode}},`
-      + `"responseTime":${jsonValue(responseTime)},"msg":"request completed"}\n`);
+      + `"responseTime":${millisecondsJson(responseTime)},"msg":"request completed"}\n`);
   };
 }
 

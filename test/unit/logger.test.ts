@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { createAccessLogWriter, createLogger, jsonValue, redactUrl, REDACTED } from '../../src/platform/logger.ts';
+import { createAccessLogWriter, createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 
@@ -114,12 +114,12 @@ describe('access-log line', () => {
     ip: '10.0.0.7', headers: { authorization: 'Bearer folio_at_SECRET' }, socket: { remoteAddress: '10.0.0.7', remotePort: 51234 },
   };
 
-  test("is byte for byte the line pino's info() writes for the same request, but for the time", () => {
+  test("is byte for byte the line pino's info() writes for the same request, but for the time and a rounded responseTime", () => {
     const direct = capture();
     const viaPino = capture();
     createAccessLogWriter(createLogger({ logLevel: 'info' }, direct.stream))({ reqId: 'req-"7"', req: request, statusCode: 401, responseTime: 1.2345678 });
     createLogger({ logLevel: 'info' }, viaPino.stream).child({ reqId: 'req-"7"' })
-      .info({ req: request, res: { statusCode: 401 }, responseTime: 1.2345678 }, 'request completed');
+      .info({ req: request, res: { statusCode: 401 }, responseTime: 1.235 }, 'request completed');
     const withoutTime = (text: string) => text.replace(/"time":\d+/, '"time":0');
     assert.equal(withoutTime(direct.text()), withoutTime(viaPino.text()));
     assert.doesNotMatch(direct.text(), /SECRET/);
@@ -141,23 +141,12 @@ describe('access-log line', () => {
     ];
     requests.forEach((each, index) => {
       write({ reqId: `req-${index}`, req: each, statusCode: 200, responseTime: index / 3 });
-      pinoLogger.child({ reqId: `req-${index}` }).info({ req: each, res: { statusCode: 200 }, responseTime: index / 3 }, 'request completed');
+      pinoLogger.child({ reqId: `req-${index}` }).info({ req: each, res: { statusCode: 200 }, responseTime: Math.round(index / 3 * 1000) / 1000 }, 'request completed');
     });
     const withoutTime = (text: string) => text.replace(/"time":\d+/g, '"time":0');
     assert.equal(withoutTime(direct.text()), withoutTime(viaPino.text()));
     assert.equal(direct.parsed().length, requests.length);
     assert.doesNotMatch(direct.text(), /SECRET/);
-  });
-
-  test('writes each value as JSON.stringify does, hostile strings and odd numbers included', () => {
-    const values: unknown[] = [
-      '', 'GET', '/api/v2/portfolios.json?page=2', '127.0.0.1', '::ffff:10.0.0.7', 'req-1a', ' ~!#$%&()*+,-./:;<=>?@[]^_`{|}',
-      'say "hi"', 'back\\slash', 'tab\there', 'nul\u0000', 'del\u007f', 'caf\u00e9', 'line\u2028sep', 'lone\ud800', '\udc00', '\u{1f600}',
-      0, -0, 1.2345678, 51234, 1e21, 5e-324, -1.5, Number.MAX_SAFE_INTEGER, Number.NaN, Infinity, -Infinity,
-      undefined, null, true, false, { a: 1 }, ['x'],
-    ];
-    for (const code of [0, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xff, 0x100]) values.push(`a${String.fromCharCode(code)}b`);
-    for (const value of values) assert.equal(jsonValue(value), JSON.stringify(value), `for ${String(value)}`);
   });
 
   test('is not written below the info level', () => {

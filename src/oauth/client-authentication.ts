@@ -1,6 +1,6 @@
 // Client authentication at the token, revocation and introspection endpoints
 // (RFC 6749 §2.3). The HTTP layer extracts what was presented; this decides.
-import { hashCredential, hashesEqual, isWellFormedCredential } from '../platform/secrets.ts';
+import { hasCredentialShape, hashCredential, hashesEqual } from '../platform/secrets.ts';
 import type { Application } from '../storage/records.ts';
 import type { ApplicationStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
@@ -41,7 +41,10 @@ export async function authenticateClient(
   if (presented.clientSecret !== undefined) {
     const secret = presented.clientSecret;
     // DESIGN §2: a secret that is sent must be right, even from a public application.
-    const matches = isWellFormedCredential('clientSecret', secret) && hashesEqual(hashCredential(secret), application.secretHash);
+    // Its shape refuses garbage before hashing; its checksum is not checked, a
+    // SHA-256 that decides nothing here: only the secret issued, whose checksum
+    // was right, has the stored hash.
+    const matches = hasCredentialShape('clientSecret', secret) && hashesEqual(hashCredential(secret), application.secretHash);
     if (!matches) throw new OAuthError('invalid_client', 'Client authentication failed');
     return { application, confidential: application.confidential };
   }

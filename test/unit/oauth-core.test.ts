@@ -120,6 +120,15 @@ describe('RFC 6749 §2.3.1 authenticateClient', () => {
     await assert.rejects(authenticateClient(present(confidential.application.clientId, 'nope'), applications), rejectsWith('invalid_client'));
   });
 
+  it('refuses the secret with its checksum or a character of its body changed: the stored hash decides', async () => {
+    const { secret } = confidential;
+    const flip = (character: string) => (character === 'A' ? 'B' : 'A');
+    for (const index of [secret.length - 1, secret.length - 7, 'folio_cs_'.length]) {
+      const altered = secret.slice(0, index) + flip(secret[index]!) + secret.slice(index + 1);
+      await assert.rejects(authenticateClient(present(confidential.application.clientId, altered), applications), rejectsWith('invalid_client'), `index ${index}`);
+    }
+  });
+
   it('accepts a public application by client_id alone, as non-confidential', async () => {
     const client = await authenticateClient(present(publicApp.application.clientId), applications);
     assert.equal(client.confidential, false);

@@ -25,7 +25,8 @@ export function collectParams(pairs: Iterable<[string, string]>): Params {
     }
     params[name] = value;
   }
-  repeatedByBody.set(params, repeated);
+  // Most bodies repeat nothing, and repeatedParamsOf answers [] for a body not held.
+  if (repeated.length > 0) repeatedByBody.set(params, repeated);
   return params;
 }
 

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, type DatabaseChanges } from './database-changes.ts';
+import type { WriteReach } from './written-tables.ts';
 
 /** How often the listening connection is asked to prove that it still hears every notice. */
 const HEARTBEAT_EVERY_MS = 500;
@@ -54,9 +55,9 @@ export class PostgresChanges implements DatabaseChanges {
   ) {}
 
   /** Called as each statement this process sends that can write goes out, and again when it is done. */
-  wrote(mayChangeApplications: boolean): void {
-    this.counter++;
-    if (mayChangeApplications) this.applicationsCounter++;
+  wrote(reach: WriteReach): void {
+    if (reach.bearerReads) this.counter++;
+    if (reach.applications) this.applicationsCounter++;
   }
 
   version(): number {

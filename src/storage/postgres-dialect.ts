@@ -5,7 +5,7 @@ import { registerDatabaseChanges } from './database-changes.ts';
 import { PostgresChanges } from './postgres-changes.ts';
 import type { Database } from './schema.ts';
 import { statementName } from './statement-names.ts';
-import { deletesDeadRowsOnly, mayChangeApplications } from './written-tables.ts';
+import { deletesDeadRowsOnly, type WriteReach, writeReach } from './written-tables.ts';
 
 // A database that is away must cost a request seconds, not hang it: connecting (or
 // waiting for a free pooled connection) and each query are bounded, and the
@@ -55,21 +55,27 @@ export function createPostgresKysely(connectionString: string, options: Postgres
 /** Distinct write texts whose classification is kept; Folio sends a few dozen. */
 const CLASSIFIED_TEXTS = 500;
 
-/** mayChangeApplications, worked out once per distinct text: the token issue's statement is long. */
-function rememberingClassification(): (text: string) => boolean {
-  const known = new Map<string, boolean>();
+/** writeReach, worked out once per distinct text: the token issue's statement is long. */
+function rememberingClassification(): (text: string) => WriteReach {
+  const known = new Map<string, WriteReach>();
   return (text) => {
     let answer = known.get(text);
     if (answer === undefined) {
       if (known.size >= CLASSIFIED_TEXTS) known.clear();
-      answer = mayChangeApplications(text);
+      answer = writeReach(text);
       known.set(text, answer);
     }
     return answer;
   };
 }
 
-/** Folio's reads are plain SELECTs; anything else (BEGIN and COMMIT too) is counted as a write. */
+const REACHES_NOTHING: WriteReach = Object.freeze({ bearerReads: false, applications: false });
+
+/**
+ * Folio's reads are plain SELECTs; anything else is counted as a write that
+ * reaches what written-tables.ts says, a BEGIN nothing and a COMMIT or ROLLBACK
+ * what its transaction wrote.
+ */
 const READ = /^\s*select\b/i;
 /** How Kysely opens and ends a transaction. */
 const TRANSACTION_START = /^\s*(?:begin|start\s+transaction)\b/i;
@@ -84,30 +90,35 @@ const TRANSACTION_END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
  * in transaction mode must support named statements (PgBouncer 1.21 and later).
  */
 function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): PostgresPool {
-  const writesApplications = rememberingClassification();
+  const reachOf = rememberingClassification();
   // One wrapper per pooled client, for as long as it lives: Kysely keys its
   // connection objects by what connect() returns (a WeakMap), so a fresh wrapper
   // on every checkout would build a new one per query and fill that map.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    // Whether the transaction open on this connection wrote what can change an
-    // application. Other connections see such a change only from its COMMIT, so
-    // the COMMIT counts as that write too, and a transaction of token writes
-    // (a revocation) leaves the client look-ups be.
-    let transactionChangesApplications = false;
-    const changesApplications = (text: string) => {
+    // What the transaction open on this connection wrote can change. Other
+    // connections see such a change only from its COMMIT, so the COMMIT counts
+    // as those writes too, and a transaction of token writes (a revocation)
+    // leaves the client look-ups be, one of token issues the bearer reads.
+    let transactionReach = REACHES_NOTHING;
+    const reachOfStatement = (text: string): WriteReach => {
       if (TRANSACTION_START.test(text)) {
-        transactionChangesApplications = false;
-        return false;
+        transactionReach = REACHES_NOTHING;
+        return REACHES_NOTHING;
       }
       if (TRANSACTION_END.test(text)) {
-        const changed = transactionChangesApplications;
-        transactionChangesApplications = false;
-        return changed;
+        const reach = transactionReach;
+        transactionReach = REACHES_NOTHING;
+        return reach;
       }
-      const changes = writesApplications(text);
-      transactionChangesApplications ||= changes;
-      return changes;
+      const reach = reachOf(text);
+      if ((reach.bearerReads && !transactionReach.bearerReads) || (reach.applications && !transactionReach.applications)) {
+        transactionReach = {
+          bearerReads: reach.bearerReads || transactionReach.bearerReads,
+          applications: reach.applications || transactionReach.applications,
+        };
+      }
+      return reach;
     };
     const query = (text: string, parameters: readonly unknown[]) => {
       const name = statementName(text);
@@ -117,9 +128,9 @@ function preparingNamedStatements(pool: pg.Pool, changes: PostgresChanges): Post
       // Counted as it goes out, so a read that overlaps it keeps nothing, and again
       // once it is done (committed, for a statement outside a transaction), so a read
       // that began in between, and saw the rows from before, keeps nothing either.
-      const applications = changesApplications(text);
-      changes.wrote(applications);
-      return sent.finally(() => changes.wrote(applications));
+      const reach = reachOfStatement(text);
+      changes.wrote(reach);
+      return sent.finally(() => changes.wrote(reach));
     };
     // Only the (sql, parameters) form: the cursor form serves Kysely's streaming,
     // which needs a cursor class in the dialect's options, and Folio gives none.

@@ -6,7 +6,7 @@ import { Kysely, SqliteDialect, type CompiledQuery, type QueryResult, type Sqlit
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
 import { type DirectStatements, registerDirectStatements } from './direct-statements.ts';
-import { deletesDeadRowsOnly, mayChangeApplications } from './written-tables.ts';
+import { deletesDeadRowsOnly, type WriteReach, writeReach } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
@@ -31,8 +31,8 @@ function rowBuilder(names: readonly string[]): RowBuilder {
 
 /**
  * The connection's side of DatabaseChanges (database-changes.ts): `wrote` is
- * called before each statement that can write, saying whether it can change an
- * application row (written-tables.ts).
+ * called before each statement that can write, saying which cached reads it can
+ * change (written-tables.ts).
  */
 function countingChanges(database: SqliteDatabase.Database) {
   const dataVersion = database.prepare('pragma data_version').pluck();
@@ -59,9 +59,9 @@ function countingChanges(database: SqliteDatabase.Database) {
     }
   };
   return {
-    wrote(mayChangeApplications: boolean) {
-      version++;
-      if (mayChangeApplications) applicationsVersion++;
+    wrote(reach: WriteReach) {
+      if (reach.bearerReads) version++;
+      if (reach.applications) applicationsVersion++;
     },
     version() {
       seeOtherProcesses();
@@ -76,7 +76,7 @@ function countingChanges(database: SqliteDatabase.Database) {
   };
 }
 
-type Wrote = (mayChangeApplications: boolean) => void;
+type Wrote = (reach: WriteReach) => void;
 
 /** Streamed reads (Kysely's `stream()`) under way: the connection runs nothing else until they end. */
 interface Streams { open: number }
@@ -84,8 +84,8 @@ interface Streams { open: number }
 function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote, streams: Streams): SqliteStatement {
   const rows = statement.reader ? statement.raw(true) : statement;
   // Counted before it runs: a read cached meanwhile is already out of date.
-  const changesApplications = mayChangeApplications(statement.source);
-  const counted = statement.readonly || deletesDeadRowsOnly(statement.source) ? () => {} : () => wrote(changesApplications);
+  const reach = writeReach(statement.source);
+  const counted = statement.readonly || deletesDeadRowsOnly(statement.source) ? () => {} : () => wrote(reach);
   let names: string[] = [];
   let build: RowBuilder = rowBuilder(names);
   const objectsOf = (values: unknown[][]) => {

@@ -1,7 +1,9 @@
 // What this process's statements can change of the reads kept in memory
 // (kysely/read-cache.ts), judged from their SQL text: whether they can change an
 // application row, so that client look-ups are forgotten on such a write only and
-// not on every token issue; and whether they are a purge's deletions of dead rows,
+// not on every token issue; whether they can change an access token or a
+// portfolio, the bearer API's reads, so that those are not forgotten on every
+// token issue either; and whether they are a purge's deletions of dead rows,
 // which change no cached read at all.
 
 /** The table each INSERT, UPDATE or DELETE in a statement writes, CTEs' included. */
@@ -34,6 +36,62 @@ export function mayChangeApplications(text: string): boolean {
     targets++;
   }
   return targets === 0;
+}
+
+/** Each write in a statement: its verb (with SQLite's `or replace`, say), and its table. */
+const WRITE = /\b(?:(insert)\s+(?:or\s+(\w+)\s+)?into|(update)|(delete)\s+from)\s+"?(\w+)"?/gi;
+
+/** An upsert, which may update the row it collides with. */
+const UPSERT = /\bon\s+conflict\b[^;]*\bdo\s+update\b/i;
+
+/**
+ * Tables whose rows' updates or deletions change no access token or portfolio
+ * row, by cascade or trigger: access tokens cascade from grants, applications
+ * and users, portfolios from users (migrations 0001), so none of those is here.
+ */
+const BESIDE_BEARER_READS = new Set([
+  'refresh_tokens', 'authorization_codes', 'consents', 'audit_events', 'sessions', 'login_failures', 'secret_reveals',
+]);
+
+/** Tables updated without a cascade: no foreign key follows an update (migrations 0001). */
+const UPDATED_BESIDE_BEARER_READS = new Set([...BESIDE_BEARER_READS, 'grants', 'applications', 'users']);
+
+/**
+ * False only when every write in the statement leaves each access token and
+ * portfolio row as it was: an insert into any table but portfolios (a new token
+ * changes no cached one, and a token not found is never cached), an update of a
+ * table they do not come from, a deletion from a table none cascades to. The
+ * writes of a token issue, a refresh or a code exchange are all such, so bearer
+ * reads are no longer forgotten on each of them; the PostgreSQL triggers that
+ * tell other instances follow the same rule (no notice on a token insert,
+ * migrations 0006 and 0008). True for anything it cannot read that way.
+ */
+export function mayChangeBearerReads(text: string): boolean {
+  if (!DATA_WRITE.test(text) || UPSERT.test(text)) return true;
+  let targets = 0;
+  for (const [, insert, conflictAction, update, , table] of text.matchAll(WRITE)) {
+    const name = table!.toLowerCase();
+    // SQLite's `insert or replace` deletes the rows it collides with.
+    const replaces = insert !== undefined && conflictAction !== undefined && conflictAction.toLowerCase() === 'replace';
+    const leavesThem = insert !== undefined && !replaces ? name !== 'portfolios'
+      : update !== undefined ? UPDATED_BESIDE_BEARER_READS.has(name)
+      : BESIDE_BEARER_READS.has(name);
+    if (!leavesThem) return true;
+    targets++;
+  }
+  return targets === 0;
+}
+
+/** What a write can change of the reads kept in memory. */
+export interface WriteReach {
+  /** The access tokens and portfolios the bearer API reads (mayChangeBearerReads). */
+  bearerReads: boolean;
+  /** The applications client look-ups read (mayChangeApplications). */
+  applications: boolean;
+}
+
+export function writeReach(text: string): WriteReach {
+  return { bearerReads: mayChangeBearerReads(text), applications: mayChangeApplications(text) };
 }
 
 /**

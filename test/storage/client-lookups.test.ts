@@ -176,10 +176,13 @@ describe('PostgresChanges: the applications counter', { skip: postgresServerUrl 
       await eventually(() => trusted(applications), 2000, 'listening');
 
       const standing = applications();
-      changes.wrote(false);
+      const bearerStanding = changes.version();
+      changes.wrote({ bearerReads: true, applications: false });
       assert.equal(applications(), standing);
-      changes.wrote(true);
+      assert.equal(changes.version(), bearerStanding + 1);
+      changes.wrote({ bearerReads: false, applications: true });
       assert.equal(applications(), standing + 1);
+      assert.equal(changes.version(), bearerStanding + 1, 'a write that reaches no bearer read leaves that counter');
 
       // A token revocation's notice ('') moves the bearer counter only; an application's, this one only.
       const bearer = changes.version();

@@ -79,8 +79,12 @@ describe('direct statements on SQLite', () => {
 
   it('counts the group commit\'s writes as changes, so cached reads are refreshed', async () => {
     const changes = databaseChanges(db)!;
-    const before = changes.version();
     await groupCommit(db)((trx) => trx.executeQuery(insertUser('counted@example.test')));
+    const applicationsBefore = changes.applicationsVersion();
+    const before = changes.version();
+    // Deleting a user cascades to its tokens and portfolios, which the bearer reads hold.
+    await groupCommit(db)((trx) => trx.executeQuery(db.deleteFrom('users').where('email', '=', 'counted@example.test').compile()));
     assert.ok(changes.version() > before);
+    assert.ok(changes.applicationsVersion() > applicationsBefore);
   });
 });

@@ -241,7 +241,11 @@ describe('a purge of dead rows on SQLite', () => {
       const standing = [changes.version(), changes.applicationsVersion()];
       assert.equal((await storage.tokens.purgeExpired(T0 + DAY, T0 + DAY)).accessTokens, 1);
       assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
-      await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0) });
+      // A revocation changes a token that may be in memory.
+      const live = accessTokenFor(grant, rawToken('at'), T0 + DAY);
+      await storage.tokens.saveTokens({ access: live });
+      assert.equal(changes.version(), standing[0], 'a new token changes no cached one');
+      await storage.tokens.revokeAccessToken(live.tokenHash, T0 + DAY, auditEvent('token.revoked'));
       assert.notEqual(changes.version(), standing[0]);
     } finally {
       await storage.close();

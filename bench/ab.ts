@@ -3,7 +3,12 @@
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
-//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
+//   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] [--issuing N] NAME=DIST_DIR[:ENV=VALUE,...] ...
+// With --issuing N (the GET only) this process also asks each Folio build for N
+// client_credentials tokens a second while its GET is measured: writes beside
+// the reads, as a server that issues tokens and serves the API at once sees.
+// With --tokens N (1 to 100, the GET only) the GET's requests take turns with N
+// of the prepared access tokens instead of one, as N clients' would.
 // The database is a SQLite file, or with --postgres a throwaway database on the
 // local PostgreSQL server (FOLIO_TEST_POSTGRES_URL), dropped at the end.
 // With --own-databases each variant serves a copy of the prepared file instead of the
@@ -34,11 +39,19 @@ const { values: args, positionals } = parseArgs({
     duration: { type: 'string', default: '3' },
     'own-databases': { type: 'boolean', default: false },
     postgres: { type: 'boolean', default: false },
+    issuing: { type: 'string', default: '0' },
+    tokens: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 });
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
+const issuingPerSecond = Number(args.issuing);
+if (!(issuingPerSecond >= 0 && issuingPerSecond <= 1000)) throw new Error('--issuing: tokens a second, 0 to 1000');
+if (issuingPerSecond > 0 && args.scenario !== 'get') throw new Error('--issuing goes with the GET only');
+const getTokens = Number(args.tokens);
+if (!(Number.isInteger(getTokens) && getTokens >= 1 && getTokens <= 100)) throw new Error('--tokens: 1 to 100');
+if (getTokens > 1 && args.scenario !== 'get') throw new Error('--tokens goes with the GET only');
 
 const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
@@ -54,7 +67,10 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
   const common = { url, connections: 50, duration: Number(args.duration) };
   switch (args.scenario) {
     case 'get':
-      return { ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` } };
+      return {
+        ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` },
+        ...(getTokens > 1 && !isBaseline(variant) ? { bearerTokens: fixtures.bearerTokens.slice(0, getTokens) } : {}),
+      };
     case 'client_credentials':
       return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };
     case 'refresh':
@@ -68,6 +84,33 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
     default:
       throw new Error(`unknown scenario ${args.scenario}`);
   }
+}
+
+/**
+ * Asks `url` for client_credentials tokens at `perSecond` until the returned
+ * function is called, which answers how many were issued; any refusal fails the run.
+ */
+function issueTokens(url: string, perSecond: number): () => Promise<number> {
+  let issued = 0;
+  const refusals: string[] = [];
+  const pending = new Set<Promise<void>>();
+  const issueOne = () => {
+    const request = fetch(`${url}/oauth2/token`, {
+      method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+    }).then(async (response) => {
+      await response.arrayBuffer();
+      if (response.ok) issued++;
+      else refusals.push(String(response.status));
+    }, (error: Error) => { refusals.push(error.message); }).finally(() => pending.delete(request));
+    pending.add(request);
+  };
+  const timer = perSecond > 0 ? setInterval(issueOne, 1000 / perSecond) : undefined;
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(pending);
+    if (refusals.length > 0) throw new Error(`--issuing: ${refusals.length} token requests failed (${refusals.slice(0, 3).join(', ')})`);
+    return issued;
+  };
 }
 
 interface Measured { name: string; variant: Variant; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
@@ -95,7 +138,9 @@ try {
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
+      const stopIssuing = issueTokens(variant.server.url, isBaseline(variant.variant) ? 0 : issuingPerSecond);
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
+      await stopIssuing();
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
       const after = cpuMs(pid);

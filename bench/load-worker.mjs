@@ -3,7 +3,8 @@
 // Input: one JSON argument describing the scenario. Output: one JSON line.
 //
 // Scenario kinds:
-//   get      - GET `path` with fixed headers (bearer API, bare Fastify)
+//   get      - GET `path` with fixed headers (bearer API, bare Fastify), or with
+//              `bearerTokens` each request's Authorization the next of them in turn
 //   post     - POST a fixed form body (client_credentials, introspection)
 //   codes    - POST one authorization code per request, each used once, from `poolFile`
 //   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
@@ -17,8 +18,14 @@ const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', ...sp
 
 function requestsFor() {
   switch (spec.kind) {
-    case 'get':
-      return [{ method: 'GET', path: spec.path, headers: spec.headers }];
+    case 'get': {
+      if (spec.bearerTokens === undefined) return [{ method: 'GET', path: spec.path, headers: spec.headers }];
+      let next = 0;
+      return [{
+        method: 'GET', path: spec.path,
+        setupRequest: (request) => ({ ...request, headers: { ...spec.headers, authorization: `Bearer ${spec.bearerTokens[next++ % spec.bearerTokens.length]}` } }),
+      }];
+    }
     case 'post':
       return [{ method: 'POST', path: spec.path, headers: formHeaders, body: form(spec.form) }];
     case 'codes': {

@@ -38,8 +38,11 @@ export function mayChangeApplications(text: string): boolean {
   return targets === 0;
 }
 
-/** Each write in a statement: its verb (with SQLite's `or replace`, say), and its table. */
-const WRITE = /\b(?:(insert)\s+(?:or\s+(\w+)\s+)?into|(update)|(delete)\s+from)\s+"?(\w+)"?/gi;
+/**
+ * Each write in a statement: its verb (with SQLite's `or replace`, say), and its
+ * table, or a schema's name when a dot follows (which the caller cannot judge).
+ */
+const WRITE = /\b(?:(insert)\s+(?:or\s+(\w+)\s+)?into|(update)|(delete)\s+from)\s+"?(\w+)"?(\s*\.)?/gi;
 
 /** An upsert, which may update the row it collides with. */
 const UPSERT = /\bon\s+conflict\b[^;]*\bdo\s+update\b/i;
@@ -69,7 +72,8 @@ const UPDATED_BESIDE_BEARER_READS = new Set([...BESIDE_BEARER_READS, 'grants', '
 export function mayChangeBearerReads(text: string): boolean {
   if (!DATA_WRITE.test(text) || UPSERT.test(text)) return true;
   let targets = 0;
-  for (const [, insert, conflictAction, update, , table] of text.matchAll(WRITE)) {
+  for (const [, insert, conflictAction, update, , table, qualified] of text.matchAll(WRITE)) {
+    if (qualified !== undefined) return true;
     const name = table!.toLowerCase();
     // SQLite's `insert or replace` deletes the rows it collides with.
     const replaces = insert !== undefined && conflictAction !== undefined && conflictAction.toLowerCase() === 'replace';

@@ -115,7 +115,8 @@ for (const [name, db] of Object.entries(dialects)) {
         'replace into grants (id) values (1)', 'update unknown_table set x = 1', 'begin', 'commit', 'rollback', 'savepoint folio_write',
         'alter table access_tokens add column x int', 'drop table portfolios', 'truncate access_tokens', 'pragma foreign_keys = on',
         'with x as (select 1) select * from x',
-        'delete from refresh_tokens where ctid = any(array(select ctid from refresh_tokens for update skip locked))']) {
+        'delete from refresh_tokens where ctid = any(array(select ctid from refresh_tokens for update skip locked))',
+        'insert into public.portfolios (id) values (1)', 'insert into "public"."portfolios" (id) values (1)', 'update main . access_tokens set revoked_at = 1']) {
         assert.equal(mayChangeBearerReads(text), true, text);
       }
       assert.equal(mayChangeBearerReads('insert or ignore into audit_events (type) values (1)'), false);

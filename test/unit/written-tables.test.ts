@@ -67,7 +67,7 @@ for (const [name, db] of Object.entries(dialects)) {
 
 for (const [name, db] of Object.entries(dialects)) {
   describe(`mayChangeBearerReads on ${name}'s SQL`, () => {
-    it('says no for the writes of a token issue, a refresh, a code exchange and a sign-in', () => {
+    it("says no for the writes of a token issue, a refresh, a code exchange and a sign-in's session", () => {
       const texts = [
         db.insertInto('access_tokens').values({
           token_hash: 'h', grant_id: 1, application_id: 1, user_id: 1, scope: 'read', created_at: 0, expires_at: 1, revoked_at: null, origin_code_hash: null,

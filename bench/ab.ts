@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
+import { issueTokens } from './issuing.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
@@ -86,33 +87,6 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
   }
 }
 
-/**
- * Asks `url` for client_credentials tokens at `perSecond` until the returned
- * function is called, which answers how many were issued; any refusal fails the run.
- */
-function issueTokens(url: string, perSecond: number): () => Promise<number> {
-  let issued = 0;
-  const refusals: string[] = [];
-  const pending = new Set<Promise<void>>();
-  const issueOne = () => {
-    const request = fetch(`${url}/oauth2/token`, {
-      method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
-    }).then(async (response) => {
-      await response.arrayBuffer();
-      if (response.ok) issued++;
-      else refusals.push(String(response.status));
-    }, (error: Error) => { refusals.push(error.message); }).finally(() => pending.delete(request));
-    pending.add(request);
-  };
-  const timer = perSecond > 0 ? setInterval(issueOne, 1000 / perSecond) : undefined;
-  return async () => {
-    clearInterval(timer);
-    await Promise.all(pending);
-    if (refusals.length > 0) throw new Error(`--issuing: ${refusals.length} token requests failed (${refusals.slice(0, 3).join(', ')})`);
-    return issued;
-  };
-}
-
 interface Measured { name: string; variant: Variant; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
 const variants: Measured[] = [];
 try {
@@ -138,9 +112,10 @@ try {
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
-      const stopIssuing = issueTokens(variant.server.url, isBaseline(variant.variant) ? 0 : issuingPerSecond);
+      const issuing = issueTokens(variant.server.url, basic, isBaseline(variant.variant) ? 0 : issuingPerSecond);
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
-      await stopIssuing();
+      const { refused } = await issuing.stop();
+      if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
       const after = cpuMs(pid);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
+import { type Issuing, issueTokens } from './issuing.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
@@ -123,6 +124,9 @@ function load(server: Server, kind: string, path: string, extra: Record<string, 
   return { url: server.url, kind, path, connections, ...(smoke ? { amount: smokeAmount } : { duration }), ...extra };
 }
 
+/** client_credentials tokens a second asked for beside the GET in its row with token writes. */
+const ISSUED_A_SECOND = 200;
+
 /** The issue's latency target, which names no endpoint: every Folio scenario is held to it. */
 const P99_MS = 10;
 
@@ -138,6 +142,7 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
   };
   const versusSmall = `${smallTokens.toLocaleString('en')} tokens`;
   let deadBefore = 0;
+  let issuing: Issuing | undefined;
   return [
     bearerSmall,
     { name: `bearer GET /api/v2/portfolios.json (${largeTokens >= 1e6 ? large1 : largeTokens.toLocaleString('en')} live tokens)`, backend: name, server: large.server,
@@ -163,6 +168,23 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
           note: `purged ${(deadBefore - left).toLocaleString('en')} dead tokens while measuring${rate}, ${left.toLocaleString('en')} left` +
             `${ended ? ': the purge ended before the measurement did; raise --dead-tokens' : ''}; ${result.requests} requests`,
           ...(ended ? { spoilt: 'the purge ended before the measurement did' } : {}),
+        };
+      } },
+    // Token writes beside the API, as in production: the same GET while the bench
+    // asks the same server for tokens at a steady rate, held to the same bounds.
+    // One token, as in the GET's own row: the load generator's per-request setup
+    // for tokens taken in turn (bench/ab.ts --tokens) costs it throughput of its own.
+    { name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens) while ${ISSUED_A_SECOND} tokens a second are issued`, backend: name, server: main.server,
+      versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: P99_MS,
+      spec: async () => {
+        issuing = issueTokens(main.server.url, basic, ISSUED_A_SECOND);
+        return load(main.server, 'get', '/api/v2/portfolios.json', { headers: bearer(main.bearer) });
+      },
+      measured: async (result) => {
+        const { issued, refused } = await issuing!.stop();
+        return {
+          note: `issued ${issued} tokens while measuring; ${result.requests} requests`,
+          ...(refused.length > 0 ? { spoilt: `${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})` } : {}),
         };
       } },
     { name: 'POST /oauth2/token client_credentials', backend: name, server: main.server, versus: 'oidc-provider token', minRatio: 3, maxP99: P99_MS,

@@ -172,8 +172,8 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
       } },
     // Token writes beside the API, as in production: the same GET while the bench
     // asks the same server for tokens at a steady rate, held to the same bounds.
-    // One token, as in the GET's own row: the load generator's per-request setup
-    // for tokens taken in turn (bench/ab.ts --tokens) costs it throughput of its own.
+    // One token, as in the GET's own row, so that the issues are the only difference:
+    // tokens taken in turn (bench/ab.ts --tokens) cost throughput by themselves.
     { name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens) while ${ISSUED_A_SECOND} tokens a second are issued`, backend: name, server: main.server,
       versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: P99_MS,
       spec: async () => {

@@ -4,8 +4,8 @@
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
 // of a core), and each variant's median per-round ratios to the first.
 //   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] [--issuing N] NAME=DIST_DIR[:ENV=VALUE,...] ...
-// With --issuing N (the GET only) this process also asks each Folio build for N
-// client_credentials tokens a second while its GET is measured: writes beside
+// With --issuing N (the GET only) the load generator also asks each Folio build for N
+// client_credentials tokens a second while its GET is measured (bench/issuing.mjs): writes beside
 // the reads, as a server that issues tokens and serves the API at once sees.
 // With --tokens N (1 to 100, the GET only) the GET's requests take turns with N
 // of the prepared access tokens instead of one, as N clients' would.
@@ -26,8 +26,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
-import { issueTokens } from './issuing.ts';
+import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
@@ -71,6 +70,7 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
       return {
         ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` },
         ...(getTokens > 1 && !isBaseline(variant) ? { bearerTokens: fixtures.bearerTokens.slice(0, getTokens) } : {}),
+        ...(issuingPerSecond > 0 && !isBaseline(variant) ? { issuing: issuingSpec(basic, issuingPerSecond) } : {}),
       };
     case 'client_credentials':
       return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };
@@ -112,9 +112,8 @@ try {
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
-      const issuing = issueTokens(variant.server.url, basic, isBaseline(variant.variant) ? 0 : issuingPerSecond);
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
-      const { refused } = await issuing.stop();
+      const refused = result.issueRefused ?? [];
       if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);

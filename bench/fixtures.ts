@@ -20,6 +20,15 @@ export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
  * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
  */
 export const CODES_A_SECOND = 20_000;
+
+/** The load worker's `issuing` (bench/issuing.mjs): client_credentials tokens for the client whose Basic authorization is given, `perSecond` a second. */
+export function issuingSpec(basicAuthorization: string, perSecond: number) {
+  return {
+    path: '/oauth2/token', body: 'grant_type=client_credentials', perSecond,
+    headers: { authorization: basicAuthorization, 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}
+
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
 const BEARER_TOKENS = 100;

@@ -9,8 +9,12 @@
 //   codes    - POST one authorization code per request, each used once, from `poolFile`
 //   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
 //              (at least one per connection), taking the new token from each answer
+// With `issuing` ({ path, headers, body, perSecond }) it also POSTs `body` to
+// `path` at that steady rate while the scenario runs (bench/issuing.mjs), and
+// reports how many of those were answered 2xx (`issued`) and what the rest were.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { startIssuing } from './issuing.mjs';
 
 const spec = JSON.parse(process.argv[2]);
 const form = (fields) => new URLSearchParams(fields).toString();
@@ -63,7 +67,9 @@ const options = {
   requests: requestsFor(),
   ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration }),
 };
+const issuing = spec.issuing === undefined ? undefined : startIssuing({ url: spec.url, ...spec.issuing });
 const result = await autocannon(options);
+const issues = await issuing?.stop();
 const statuses = {};
 for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count.count;
 process.stdout.write(`${JSON.stringify({
@@ -76,4 +82,5 @@ process.stdout.write(`${JSON.stringify({
   timeouts: result.timeouts,
   non2xx: result.non2xx,
   statuses,
+  ...(issues === undefined ? {} : { issued: issues.issued, issueRefused: issues.refused }),
 })}\n`);

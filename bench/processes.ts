@@ -85,6 +85,9 @@ export interface LoadResult {
   timeouts: number;
   non2xx: number;
   statuses: Record<string, number>;
+  /** With the spec's `issuing`: the requests beside the load answered 2xx, and what the others got (bench/issuing.mjs). */
+  issued?: number;
+  issueRefused?: string[];
   /** Highest VmRSS of the server seen during the run, MB. */
   maxRssMb?: number | undefined;
 }

@@ -5,8 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI } from './fixtures.ts';
-import { type Issuing, issueTokens } from './issuing.ts';
+import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
@@ -142,7 +141,6 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
   };
   const versusSmall = `${smallTokens.toLocaleString('en')} tokens`;
   let deadBefore = 0;
-  let issuing: Issuing | undefined;
   return [
     bearerSmall,
     { name: `bearer GET /api/v2/portfolios.json (${largeTokens >= 1e6 ? large1 : largeTokens.toLocaleString('en')} live tokens)`, backend: name, server: large.server,
@@ -176,12 +174,9 @@ function folioScenarios(backend: FolioBackend): Scenario[] {
     // tokens taken in turn (bench/ab.ts --tokens) cost throughput by themselves.
     { name: `bearer GET /api/v2/portfolios.json (${smallTokens.toLocaleString('en')} live tokens) while ${ISSUED_A_SECOND} tokens a second are issued`, backend: name, server: main.server,
       versus: versusSmall, reference: bearerSmall, minRatio: 0.9, maxP99: P99_MS,
-      spec: async () => {
-        issuing = issueTokens(main.server.url, basic, ISSUED_A_SECOND);
-        return load(main.server, 'get', '/api/v2/portfolios.json', { headers: bearer(main.bearer) });
-      },
+      spec: async () => load(main.server, 'get', '/api/v2/portfolios.json', { headers: bearer(main.bearer), issuing: issuingSpec(basic, ISSUED_A_SECOND) }),
       measured: async (result) => {
-        const { issued, refused } = await issuing!.stop();
+        const [issued, refused] = [result.issued ?? 0, result.issueRefused ?? []];
         return {
           note: `issued ${issued} tokens while measuring; ${result.requests} requests`,
           ...(refused.length > 0 ? { spoilt: `${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})` } : {}),

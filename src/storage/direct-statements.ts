@@ -24,6 +24,13 @@ export interface DirectStatements {
   idle(): boolean;
   run<Row>(query: CompiledQuery<Row>): QueryResult<Row>;
   readonly executor: StatementExecutor;
+  /**
+   * Runs `work`'s statements on `executor` in one transaction, committed without
+   * SQLite's fsync, on the connection the caller holds through Kysely
+   * (`db.connection()`): `durable` resolves once an fsync of the write-ahead log,
+   * on the thread pool, has put the commit on disk. Rolled back when `work` throws.
+   */
+  commitSyncedApart<T>(work: (trx: StatementExecutor) => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
 }
 
 const directByDatabase = new WeakMap<Kysely<Database>, DirectStatements>();

@@ -5,7 +5,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
-import { type DirectStatements, registerDirectStatements } from './direct-statements.ts';
+import { type DirectStatements, registerDirectStatements, type StatementExecutor } from './direct-statements.ts';
+import { type WalSync, walSync } from './wal-sync.ts';
 import { deletesDeadRowsOnly, type WriteReach, writeReach } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
@@ -124,10 +125,14 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote, 
  * A cached statement is safe to reuse: better-sqlite3 runs it to completion
  * synchronously, and re-prepares it itself after a schema change.
  */
-function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, streams: Streams): KyselySqliteDatabase {
+function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, streams: Streams, wal: WalSync | undefined): KyselySqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
-    close: () => database.close(),
+    close() {
+      database.close();
+      // Kysely's close is synchronous; a sync under way finishes before the handle closes.
+      void wal?.close();
+    },
     prepare(text) {
       let statement = statements.get(text);
       if (statement === undefined) {
@@ -140,18 +145,55 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, stre
   };
 }
 
+/**
+ * With synchronous=FULL, SQLite fsyncs the WAL inside COMMIT, on the event loop's
+ * thread: about 0.8 ms on the development machine, during which no request is
+ * served. 200 token issues a second, too spread out to share commits, held the
+ * loop a sixth of the time (docs/performance.md). The group commit's transactions
+ * therefore commit under NORMAL, which writes the WAL without fsyncing it, and the
+ * same fsync runs on the thread pool before any of their callers is answered:
+ * what FULL adds in WAL mode is exactly that fsync after each commit. The
+ * setting can change only outside a transaction, and the caller holds the
+ * connection, so between NORMAL and FULL nothing else runs on it.
+ */
+function committingSyncedApart(database: SqliteDatabase.Database, executor: StatementExecutor, wal: WalSync | undefined) {
+  const [relaxed, strict, begin, commit, rollback] = ['pragma synchronous = NORMAL', 'pragma synchronous = FULL', 'begin', 'commit', 'rollback']
+    .map((text) => database.prepare(text));
+  const inMemory = Promise.resolve();
+  return async <T>(work: (trx: StatementExecutor) => Promise<T>) => {
+    relaxed!.run();
+    try {
+      begin!.run();
+      try {
+        const value = await work(executor);
+        commit!.run();
+        const durable = wal?.sync() ?? inMemory;
+        // Marked handled here: the caller awaits it only after giving the connection back.
+        durable.catch(() => {});
+        return { value, durable };
+      } finally {
+        if (database.inTransaction) rollback!.run();
+      }
+    } finally {
+      strict!.run();
+    }
+  };
+}
+
 /** Kysely's SQLite connection's executeQuery, the same result made at once (direct-statements.ts says why). */
-function runningDirectly(database: SqliteDatabase.Database, statements: KyselySqliteDatabase, streams: Streams): DirectStatements {
+function runningDirectly(database: SqliteDatabase.Database, statements: KyselySqliteDatabase, streams: Streams, wal: WalSync | undefined): DirectStatements {
   function run<Row>({ sql, parameters }: CompiledQuery<Row>): QueryResult<Row> {
     const statement = statements.prepare(sql);
     if (statement.reader) return { rows: statement.all(parameters) as Row[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
+  const executor: StatementExecutor = { executeQuery: async (query) => run(query) };
   return {
     idle: () => !database.inTransaction && streams.open === 0,
     run,
-    executor: { executeQuery: async (query) => run(query) },
+    executor,
+    commitSyncedApart: committingSyncedApart(database, executor, wal),
   };
 }
 
@@ -167,7 +209,8 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // as must a revocation or a secret rotation the user was told had happened. Both
   // settings survive a crash of the process (kill -9): a commit has reached the
   // operating system either way. The price is one fsync per write transaction,
-  // measured by `npm run bench` (README, Durability).
+  // measured by `npm run bench` (README, Durability); the group commit's run on
+  // the thread pool instead (committingSyncedApart).
   database.pragma('synchronous = FULL');
   // better-sqlite3 builds SQLite with a 16 MiB page cache, which fills page by page
   // under token writes and stays resident: ~12 MB more RSS after a few rounds of the
@@ -178,9 +221,10 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
   const streams: Streams = { open: 0 };
-  const statements = cachingStatements(database, changes.wrote, streams);
+  const wal = filename === SQLITE_MEMORY ? undefined : walSync(filename);
+  const statements = cachingStatements(database, changes.wrote, streams, wal);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);
-  registerDirectStatements(db, runningDirectly(database, statements, streams));
+  registerDirectStatements(db, runningDirectly(database, statements, streams, wal));
   return db;
 }

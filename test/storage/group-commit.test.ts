@@ -2,7 +2,11 @@
 // share one transaction, yet each stands or falls alone.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
 import { createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import type { StatementExecutor } from '../../src/storage/direct-statements.ts';
 import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
@@ -85,5 +89,81 @@ describe('group commit on SQLite', () => {
     const inTransaction = groupCommit(db);
     await Promise.all(Array.from({ length: 600 }, (_, index) => inTransaction(addUser(`user${index}@example.test`))));
     assert.equal((await emails()).length, 600);
+  });
+});
+
+describe('group commit on a SQLite file', () => {
+  let directory: string;
+  let filename: string;
+  let db: Kysely<Database>;
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'folio-group-commit-'));
+    filename = join(directory, 'folio.db');
+    db = createSqliteKysely(filename);
+    await migrateToLatest(db, 'sqlite');
+  });
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const addUser = (email: string) => async (trx: StatementExecutor) => {
+    await trx.executeQuery(db.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
+    return email;
+  };
+  const userCount = async () => (await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  const synchronous = async () => (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous;
+  const FULL = 2;
+
+  /** Records each fsync of a file Node makes meanwhile (the WAL's, sqlite-dialect.ts), around the real one. */
+  async function watchingFsyncs(during: (events: string[]) => Promise<void>) {
+    const probe = await open(filename, 'r');
+    const handles = Object.getPrototypeOf(probe) as { sync(this: unknown): Promise<void> };
+    await probe.close();
+    const realSync = handles.sync;
+    const events: string[] = [];
+    handles.sync = async function (this: unknown) {
+      events.push('fsync begun');
+      // The connection is free while the commit is synced: a read need not wait for the disk.
+      events.push(`read ${await userCount()} users`);
+      await realSync.call(this);
+      events.push('fsync ended');
+    };
+    try {
+      await during(events);
+    } finally {
+      handles.sync = realSync;
+    }
+  }
+
+  it('answers a write only after the WAL holding its commit has been fsynced, apart from the connection', async () => {
+    const inTransaction = groupCommit(db);
+    await watchingFsyncs(async (events) => {
+      const write = (name: string) => inTransaction(addUser(`${name}@example.test`)).then(() => events.push(`answered ${name}`));
+      await Promise.all([write('a'), write('b')]);
+      const synced = ['fsync begun', 'read 2 users', 'fsync ended'];
+      // The first sync fsyncs the directory too, once, for the WAL's name; the two writes share one commit and its fsync.
+      assert.deepEqual(events, [...synced, ...synced, 'answered a', 'answered b']);
+      events.length = 0;
+      await write('c');
+      assert.deepEqual(events, ['fsync begun', 'read 3 users', 'fsync ended', 'answered c']);
+    });
+    assert.equal(await synchronous(), FULL, 'every other write still fsyncs in its commit');
+    await db.destroy();
+    db = createSqliteKysely(filename);
+    assert.equal(await userCount(), 3);
+  });
+
+  it('leaves nothing written, no fsync asked and FULL restored when the write throws', async () => {
+    const inTransaction = groupCommit(db);
+    await watchingFsyncs(async (events) => {
+      await assert.rejects(inTransaction(async (trx) => {
+        await addUser('half-written@example.test')(trx);
+        throw new Error('changed my mind');
+      }), /changed my mind/);
+      assert.deepEqual(events, []);
+    });
+    assert.equal(await synchronous(), FULL);
+    assert.equal(await userCount(), 0);
   });
 });

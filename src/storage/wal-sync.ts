@@ -1,0 +1,73 @@
+// fsyncs of SQLite's write-ahead log on libuv's thread pool, for the group
+// commit's transactions, which commit without SQLite's own fsync
+// (sqlite-dialect.ts, `commitSyncedApart`, says why).
+import { type FileHandle, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * Shares fsyncs among callers: a caller waits for an fsync that began after it
+ * called, so one under way serves nobody who arrives during it; they all share
+ * the next, begun as soon as it ends. At most one runs at a time.
+ */
+export function sharedSyncs(syncOnce: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    const sync = syncOnce().finally(() => {
+      if (running === sync) running = undefined;
+    });
+    running = sync;
+    return sync;
+  };
+  return () => {
+    if (running === undefined) return start();
+    next ??= running.catch(() => {}).then(() => {
+      next = undefined;
+      return start();
+    });
+    return next;
+  };
+}
+
+export interface WalSync {
+  /** Resolves once everything written to the WAL before the call is on disk. */
+  sync(): Promise<void>;
+  /** Closes the WAL's descriptor once the syncs under way have ended; never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * The WAL of the database file `databasePath`. It is opened at the first sync,
+ * after a commit has created it, and its directory is fsynced once then, as
+ * SQLite does on a WAL's first sync, so that the file's name is on disk too.
+ * Linux and macOS flush a file's data for any descriptor of it, a read-only one too.
+ */
+export function walSync(databasePath: string): WalSync {
+  let wal: Promise<FileHandle> | undefined;
+  let closed = false;
+  const opened = () => {
+    wal ??= (async () => {
+      const handle = await open(`${databasePath}-wal`, 'r');
+      const directory = await open(dirname(databasePath), 'r');
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
+      return handle;
+    })();
+    wal.catch(() => { wal = undefined; });
+    return wal;
+  };
+  return {
+    sync: sharedSyncs(async () => {
+      if (closed) throw new Error('the database is closed');
+      await (await opened()).sync();
+    }),
+    async close() {
+      closed = true;
+      const handle = await wal?.catch(() => undefined);
+      await handle?.close().catch(() => {});
+    },
+  };
+}

@@ -159,15 +159,17 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, stre
 function committingSyncedApart(database: SqliteDatabase.Database, executor: StatementExecutor, wal: WalSync | undefined) {
   const [relaxed, strict, begin, commit, rollback] = ['pragma synchronous = NORMAL', 'pragma synchronous = FULL', 'begin', 'commit', 'rollback']
     .map((text) => database.prepare(text));
-  const inMemory = Promise.resolve();
+  // Without a WAL (an in-memory database, or a file whose journal could not be
+  // WAL), COMMIT keeps its own fsync, if any.
+  const durableAtCommit = Promise.resolve();
   return async <T>(work: (trx: StatementExecutor) => Promise<T>) => {
-    relaxed!.run();
+    if (wal !== undefined) relaxed!.run();
     try {
       begin!.run();
       try {
         const value = await work(executor);
         commit!.run();
-        const durable = wal?.sync() ?? inMemory;
+        const durable = wal?.sync() ?? durableAtCommit;
         // Marked handled here: the caller awaits it only after giving the connection back.
         durable.catch(() => {});
         return { value, durable };
@@ -175,7 +177,7 @@ function committingSyncedApart(database: SqliteDatabase.Database, executor: Stat
         if (database.inTransaction) rollback!.run();
       }
     } finally {
-      strict!.run();
+      if (wal !== undefined) strict!.run();
     }
   };
 }
@@ -201,7 +203,7 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
   // WAL lets readers run beside the single writer; meaningless for an in-memory database.
-  if (filename !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
+  const journal = filename === SQLITE_MEMORY ? 'memory' : database.pragma('journal_mode = WAL', { simple: true });
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // FULL rather than NORMAL: in WAL mode NORMAL may lose the last commits on power
@@ -221,7 +223,8 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   database.pragma('cache_size = -4000');
   const changes = countingChanges(database);
   const streams: Streams = { open: 0 };
-  const wal = filename === SQLITE_MEMORY ? undefined : walSync(filename);
+  // SQLite keeps the journal it had where WAL cannot work (a filesystem without shared memory, say).
+  const wal = journal === 'wal' ? walSync(filename) : undefined;
   const statements = cachingStatements(database, changes.wrote, streams, wal);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);

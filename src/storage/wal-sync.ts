@@ -1,6 +1,6 @@
 // fsyncs of SQLite's write-ahead log on libuv's thread pool, for the group
 // commit's transactions, which commit without SQLite's own fsync
-// (sqlite-dialect.ts, `commitSyncedApart`, says why).
+// (sqlite-dialect.ts, `committingSyncedApart`, says why).
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -48,11 +48,16 @@ export function walSync(databasePath: string): WalSync {
   const opened = () => {
     wal ??= (async () => {
       const handle = await open(`${databasePath}-wal`, 'r');
-      const directory = await open(dirname(databasePath), 'r');
       try {
-        await directory.sync();
-      } finally {
-        await directory.close();
+        const directory = await open(dirname(databasePath), 'r');
+        try {
+          await directory.sync();
+        } finally {
+          await directory.close();
+        }
+      } catch (error) {
+        await handle.close();
+        throw error;
       }
       return handle;
     })();

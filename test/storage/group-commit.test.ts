@@ -2,7 +2,7 @@
 // share one transaction, yet each stands or falls alone.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,24 @@ describe('group commit on a SQLite file', () => {
     await db.destroy();
     db = createSqliteKysely(filename);
     assert.equal(await userCount(), 3);
+  });
+
+  it('keeps syncing the same WAL file after checkpoints start it over', async () => {
+    const inTransaction = groupCommit(db);
+    const padding = 'x'.repeat(2000);
+    const writeMany = (from: number) => Promise.all(Array.from({ length: 500 }, (_, index) => inTransaction(async (trx) => {
+      await trx.executeQuery(db.insertInto('users').values({ email: `u${from + index}@example.test`, name: padding, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
+    })));
+    await writeMany(0);
+    const wal = statSync(`${filename}-wal`);
+    // 1,000 pages (SQLite's automatic checkpoint) is about 4 MB: these writes pass it more than once.
+    for (let from = 500; from < 4000; from += 500) await writeMany(from);
+    const after = statSync(`${filename}-wal`);
+    assert.equal(after.ino, wal.ino, 'the WAL is restarted in place, not replaced');
+    assert.ok(after.size < 4000 * padding.length, 'checkpoints ran, so the WAL was written over from its start');
+    await db.destroy();
+    db = createSqliteKysely(filename);
+    assert.equal(await userCount(), 4000);
   });
 
   it('leaves nothing written, no fsync asked and FULL restored when the write throws', async () => {

@@ -35,8 +35,8 @@ const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint folio_wri
 const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint folio_write');
 
 /**
- * Group commit: writes that arrive in the same turn of the event loop run in one
- * transaction and share its fsync. Each stands or falls alone: a batch first runs
+ * Group commit: writes that arrive in the same turn of the event loop, or while
+ * the batch before is still under way, run in one transaction and share its fsync. Each stands or falls alone: a batch first runs
  * as one plain transaction, and when any of its writes throws, that transaction is
  * rolled back and the batch runs again with each write in a savepoint of its own,
  * where a write that throws is rolled back alone. Savepoints around every write

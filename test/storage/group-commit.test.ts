@@ -13,6 +13,14 @@ import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { groupCommit } from '../../src/storage/kysely/transactions.ts';
 
+/** A write for the group commit: one user, answered with its email. */
+function addingUser(db: Kysely<Database>, email: string, name = email) {
+  return async (trx: StatementExecutor) => {
+    await trx.executeQuery(db.insertInto('users').values({ email, name, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
+    return email;
+  };
+}
+
 describe('group commit on SQLite', () => {
   let db: Kysely<Database>;
   beforeEach(async () => {
@@ -21,10 +29,7 @@ describe('group commit on SQLite', () => {
   });
   afterEach(async () => { await db.destroy(); });
 
-  const addUser = (email: string) => async (trx: StatementExecutor) => {
-    await trx.executeQuery(db.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
-    return email;
-  };
+  const addUser = (email: string) => addingUser(db, email);
   const emails = async () => (await db.selectFrom('users').select('email').orderBy('email').execute()).map((row) => row.email);
 
   it('commits every write of a batch and answers each caller with its own result', async () => {
@@ -107,10 +112,7 @@ describe('group commit on a SQLite file', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const addUser = (email: string) => async (trx: StatementExecutor) => {
-    await trx.executeQuery(db.insertInto('users').values({ email, name: email, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
-    return email;
-  };
+  const addUser = (email: string) => addingUser(db, email);
   const userCount = async () => (await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
   const synchronous = async () => (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous;
   const FULL = 2;
@@ -157,9 +159,7 @@ describe('group commit on a SQLite file', () => {
   it('keeps syncing the same WAL file after checkpoints start it over', async () => {
     const inTransaction = groupCommit(db);
     const padding = 'x'.repeat(2000);
-    const writeMany = (from: number) => Promise.all(Array.from({ length: 500 }, (_, index) => inTransaction(async (trx) => {
-      await trx.executeQuery(db.insertInto('users').values({ email: `u${from + index}@example.test`, name: padding, password_hash: 'x', created_at: 1, updated_at: 1 }).compile());
-    })));
+    const writeMany = (from: number) => Promise.all(Array.from({ length: 500 }, (_, index) => inTransaction(addingUser(db, `u${from + index}@example.test`, padding))));
     await writeMany(0);
     const wal = statSync(`${filename}-wal`);
     // 1,000 pages (SQLite's automatic checkpoint) is about 4 MB: these writes pass it more than once.

@@ -25,10 +25,12 @@ export interface DirectStatements {
   run<Row>(query: CompiledQuery<Row>): QueryResult<Row>;
   readonly executor: StatementExecutor;
   /**
-   * Runs `work`'s statements on `executor` in one transaction, committed without
-   * SQLite's fsync, on the connection the caller holds through Kysely
-   * (`db.connection()`): `durable` resolves once an fsync of the write-ahead log,
-   * on the thread pool, has put the commit on disk. Rolled back when `work` throws.
+   * Runs `work`'s statements on `executor` in one transaction, on the connection
+   * the caller holds through Kysely (`db.connection()`). With a WAL it commits
+   * without SQLite's fsync, and `durable` resolves once an fsync of the WAL, on
+   * the thread pool, has put the commit on disk; without one (in memory, or a
+   * journal that could not become WAL) COMMIT does what it always does and
+   * `durable` is already resolved. Rolled back when `work` throws.
    */
   commitSyncedApart<T>(work: (trx: StatementExecutor) => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
 }

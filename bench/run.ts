@@ -287,28 +287,35 @@ async function main(): Promise<number> {
     : scenario.versus === 'oidc-provider token' ? oidcPeer : undefined;
   // The machine's speed drifts in spells of tens of seconds, longer than the gap
   // between a round's baseline and a scenario run late in the round: a ratio to a
-  // peer is taken against the peer measured again immediately before it.
-  const adjacentPeer = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));
+  // peer is taken against the peer measured again around it, immediately before
+  // and immediately after, divided by the geometric mean of the two. A drift
+  // during the three loads then moves both sides alike, where against the peer
+  // before alone it counted wholly for or against the scenario.
+  const adjacentPeer = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
       const peer = peerOf(scenario);
-      const before = peer === undefined ? undefined : await runLoad(await peer.spec(), peer.server.child.pid);
-      if (before !== undefined) adjacentPeer.get(scenario)!.push(before);
-      const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
+      const measurePeer = async () => (peer === undefined ? undefined : runLoad(await peer.spec(), peer.server.child.pid));
+      // The spec first: it may seed the database, which would part the scenario from the peer before it.
+      const spec = await scenario.spec();
+      const before = await measurePeer();
+      const result = await runLoad(spec, scenario.server.child.pid);
       results.get(scenario)!.push(result);
       const afterwards = await scenario.measured?.(result);
+      const after = await measurePeer();
+      if (before !== undefined && after !== undefined) adjacentPeer.get(scenario)!.push(Math.sqrt(before.rps * after.rps));
       if (afterwards?.spoilt !== undefined) spoilt.get(scenario)!.push(afterwards.spoilt);
       const note = afterwards === undefined ? '' : `; ${afterwards.note}`;
       log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms, peak RSS ${result.maxRssMb?.toFixed(0) ?? "?"} MB` +
         `${result.non2xx + result.errors > 0 ? ` (${result.non2xx} non-2xx ${JSON.stringify(result.statuses)}, ${result.errors} errors)` : ''}${note}` +
-        `${before === undefined ? '' : ` (${scenario.versus} just before: ${before.rps.toFixed(0)} req/s)`}`);
+        `${before === undefined || after === undefined ? '' : ` (${scenario.versus} just before and after: ${before.rps.toFixed(0)} and ${after.rps.toFixed(0)} req/s)`}`);
     }
   }
 
   const rows: Row[] = scenarios.map((scenario) => {
     const own = results.get(scenario)!;
-    const against = peerOf(scenario) === undefined ? (scenario.reference && results.get(scenario.reference)) : adjacentPeer.get(scenario);
-    const ratios = against === undefined ? [] : own.map((result, round) => result.rps / against[round]!.rps);
+    const against = peerOf(scenario) === undefined ? scenario.reference && results.get(scenario.reference)?.map((result) => result.rps) : adjacentPeer.get(scenario);
+    const ratios = against === undefined ? [] : own.map((result, round) => result.rps / against[round]!);
     return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99,
       spoilt: spoilt.get(scenario)! };
   });

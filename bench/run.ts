@@ -282,28 +282,32 @@ async function main(): Promise<number> {
   }
   const barePeer = scenarios.find((scenario) => scenario.server === bare);
   const oidcPeer = scenarios.find((scenario) => scenario.server === oidc && scenario.name.includes('client_credentials token'));
-  /** The peer baseline (bare Fastify, oidc-provider) this scenario's ratio is taken against; --only may have left it out. */
-  const peerOf = (scenario: Scenario) => scenario.versus === 'bare Fastify' ? barePeer
-    : scenario.versus === 'oidc-provider token' ? oidcPeer : undefined;
-  // The machine's speed drifts in spells of tens of seconds, longer than the gap
-  // between a round's baseline and a scenario run late in the round: a ratio to a
-  // peer is taken against the peer measured again around it, immediately before
-  // and immediately after, divided by the geometric mean of the two. A drift
-  // during the three loads then moves both sides alike, where against the peer
-  // before alone it counted wholly for or against the scenario.
-  const adjacentPeer = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
+  /**
+   * What this scenario's ratio divides by: a peer (bare Fastify, oidc-provider's
+   * token endpoint) or another of Folio's scenarios; --only may have left it out.
+   */
+  const referenceOf = (scenario: Scenario) => scenario.versus === 'bare Fastify' ? barePeer
+    : scenario.versus === 'oidc-provider token' ? oidcPeer
+      : scenarios.find((other) => other === scenario.reference);
+  // The machine's speed drifts in spells of tens of seconds: two loads of bare
+  // Fastify fifteen seconds apart differed by up to 1.5x (README). A ratio is
+  // therefore taken against its reference measured again around the scenario,
+  // immediately before and immediately after, divided by the geometric mean of
+  // the two: a drift during the three loads moves both sides alike, where
+  // against one load before it, or the reference's own row earlier in the
+  // round, it counted wholly for or against the scenario.
+  const around = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
-      const peer = peerOf(scenario);
-      const measurePeer = async () => (peer === undefined ? undefined : runLoad(await peer.spec(), peer.server.child.pid));
-      // The spec first: it may seed the database, which would part the scenario from the peer before it.
-      const spec = await scenario.spec();
-      const before = await measurePeer();
-      const result = await runLoad(spec, scenario.server.child.pid);
+      const reference = referenceOf(scenario);
+      const measureReference = async () => (reference === undefined ? undefined : runLoad(await reference.spec(), reference.server.child.pid));
+      // Before the spec, which may seed the database or start a purge the reference must not run beside.
+      const before = await measureReference();
+      const result = await runLoad(await scenario.spec(), scenario.server.child.pid);
       results.get(scenario)!.push(result);
       const afterwards = await scenario.measured?.(result);
-      const after = await measurePeer();
-      if (before !== undefined && after !== undefined) adjacentPeer.get(scenario)!.push(Math.sqrt(before.rps * after.rps));
+      const after = await measureReference();
+      if (before !== undefined && after !== undefined) around.get(scenario)!.push(Math.sqrt(before.rps * after.rps));
       if (afterwards?.spoilt !== undefined) spoilt.get(scenario)!.push(afterwards.spoilt);
       const note = afterwards === undefined ? '' : `; ${afterwards.note}`;
       log(`round ${round}: ${scenario.name} [${scenario.backend}] ${result.rps.toFixed(0)} req/s p99 ${result.p99} ms, peak RSS ${result.maxRssMb?.toFixed(0) ?? "?"} MB` +
@@ -314,8 +318,8 @@ async function main(): Promise<number> {
 
   const rows: Row[] = scenarios.map((scenario) => {
     const own = results.get(scenario)!;
-    const against = peerOf(scenario) === undefined ? scenario.reference && results.get(scenario.reference)?.map((result) => result.rps) : adjacentPeer.get(scenario);
-    const ratios = against === undefined ? [] : own.map((result, round) => result.rps / against[round]!);
+    const against = around.get(scenario)!;
+    const ratios = against.length === 0 ? [] : own.map((result, round) => result.rps / against[round]!);
     return { scenario: scenario.name, backend: scenario.backend, rounds: own, ratios, versus: scenario.versus, minRatio: scenario.minRatio, maxP99: scenario.maxP99,
       spoilt: spoilt.get(scenario)! };
   });

@@ -290,7 +290,7 @@ async function main(): Promise<number> {
     : scenario.versus === 'oidc-provider token' ? oidcPeer
       : scenarios.find((other) => other === scenario.reference);
   // The machine's speed drifts in spells of tens of seconds: two loads of bare
-  // Fastify fifteen seconds apart differed by up to 1.5x (README). A ratio is
+  // Fastify about ten seconds apart differed by up to 1.5x (README). A ratio is
   // therefore taken against its reference measured again around the scenario,
   // immediately before and immediately after, divided by the geometric mean of
   // the two: a drift during the three loads moves both sides alike, where

@@ -172,6 +172,31 @@ describe('group commit on a SQLite file', () => {
     assert.equal(await userCount(), 4000);
   });
 
+  it('fails every write of a batch whose fsync fails, without running any of them again', async () => {
+    const inTransaction = groupCommit(db);
+    await inTransaction(addUser('before@example.test')); // the WAL's first sync, which fsyncs its directory too
+    const probe = await open(filename, 'r');
+    const handles = Object.getPrototypeOf(probe) as { sync(this: unknown): Promise<void> };
+    await probe.close();
+    const realSync = handles.sync;
+    handles.sync = async () => { throw new Error('EIO: the disk refused'); };
+    const runs = new Map<string, number>();
+    const counted = (email: string) => async (trx: StatementExecutor) => {
+      runs.set(email, (runs.get(email) ?? 0) + 1);
+      return addUser(email)(trx);
+    };
+    try {
+      const outcomes = await Promise.allSettled([inTransaction(counted('a@example.test')), inTransaction(counted('b@example.test'))]);
+      assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' && String(outcome.reason)), ['Error: EIO: the disk refused', 'Error: EIO: the disk refused']);
+    } finally {
+      handles.sync = realSync;
+    }
+    // Committed once, whatever the disk did with it: run again, they would have been written twice or refused as duplicates.
+    assert.deepEqual([...runs], [['a@example.test', 1], ['b@example.test', 1]]);
+    assert.equal(await synchronous(), FULL);
+    assert.equal(await inTransaction(addUser('after@example.test')), 'after@example.test', 'the next batch syncs again');
+  });
+
   it('leaves nothing written, no fsync asked and FULL restored when the write throws', async () => {
     const inTransaction = groupCommit(db);
     await watchingFsyncs(async (events) => {

@@ -27,6 +27,11 @@ interface Pending {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** A transaction's result, and when it is on disk. */
+interface Committed<T> { value: T; durable: Promise<void> }
+
+const ON_DISK_AT_COMMIT = Promise.resolve();
+
 const MAX_BATCH = 256;
 
 // Compiled once: these run around every write of a batch in which a write threw.
@@ -52,16 +57,14 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
   // statement can skip Kysely's path (direct-statements.ts).
   const direct = directStatements(db);
 
-  /** One transaction; its callers may hear back once it is on disk. */
-  async function inOneTransaction<T>(work: (trx: StatementExecutor) => Promise<T>): Promise<T> {
-    if (direct === undefined) return db.transaction().execute(work);
+  /** One transaction; its callers may hear back once `durable` resolves. */
+  async function inOneTransaction<T>(work: (trx: StatementExecutor) => Promise<T>): Promise<Committed<T>> {
+    if (direct === undefined) return { value: await db.transaction().execute(work), durable: ON_DISK_AT_COMMIT };
     // The fsync is awaited after the connection is given back, so that reads need not wait for it.
-    const { value, durable } = await db.connection().execute(() => direct.commitSyncedApart(work));
-    await durable;
-    return value;
+    return db.connection().execute(() => direct.commitSyncedApart(work));
   }
 
-  async function runTogether(batch: Pending[]): Promise<Outcome[]> {
+  async function runTogether(batch: Pending[]): Promise<Committed<Outcome[]>> {
     return inOneTransaction(async (trx) => {
       const outcomes: Outcome[] = [];
       for (const { work } of batch) outcomes.push({ ok: true, value: await work(trx) });
@@ -69,9 +72,9 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
     });
   }
 
-  async function runEachInSavepoint(batch: Pending[]): Promise<Outcome[]> {
+  async function runEachInSavepoint(batch: Pending[]): Promise<Committed<Outcome[]>> {
     const outcomes: Outcome[] = [];
-    await inOneTransaction(async (trx) => {
+    const { durable } = await inOneTransaction(async (trx) => {
       for (const { work } of batch) {
         await trx.executeQuery(SAVEPOINT);
         try {
@@ -83,17 +86,22 @@ export function groupCommit(db: Kysely<Database>): RunInTransaction {
         await trx.executeQuery(RELEASE_SAVEPOINT);
       }
     });
-    return outcomes;
+    return { value: outcomes, durable };
   }
 
   async function runBatch(batch: Pending[]): Promise<Outcome[]> {
+    let committed: Committed<Outcome[]>;
     try {
-      return await runTogether(batch);
+      committed = await runTogether(batch);
     } catch (error) {
       // Alone in its batch, the write that threw has been rolled back already.
       if (batch.length === 1) return [{ ok: false, error }];
-      return runEachInSavepoint(batch);
+      committed = await runEachInSavepoint(batch);
     }
+    // Awaited only once the batch has committed: a failed fsync fails every write
+    // of the batch, which must not run again, as a rolled-back batch does.
+    await committed.durable;
+    return committed.value;
   }
 
   // One batch at a time, from its first statement until its commit is on disk:

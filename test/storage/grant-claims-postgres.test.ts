@@ -1,6 +1,6 @@
 // On PostgreSQL a token issue claims its grant with a shared lock (token-issue-postgres.ts):
-// issues on one grant do not wait for each other's commits, a revocation waits for them,
-// and the grant's last use is written at most once a second. Saves on one grant
+// issues on one grant do not wait for each other's commits and a revocation waits for
+// them (the last use written at most once a second is tokens.test.ts's). Saves on one grant
 // (client_credentials issues) go in batches, one statement and one commit for many;
 // rotations and code exchanges in batches across grants, each exchange standing or
 // falling on its own credential and grant.
@@ -68,17 +68,6 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     });
     await revocation;
     assert.equal((await storage.grants.findGrant(grant.id))?.revokedAt, T0 + 1000);
-  });
-
-  it('writes the grant\'s last use when it is a second old, not on every issue', async () => {
-    const { grant } = await createGrant(storage);
-    const lastUse = async () => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
-    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0) });
-    assert.equal(await lastUse(), T0);
-    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 999) });
-    assert.equal(await lastUse(), T0);
-    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 1000) });
-    assert.equal(await lastUse(), T0 + 1000);
   });
 
   it('settles fifty concurrent issues across the moment the last use is written, without deadlock', async () => {

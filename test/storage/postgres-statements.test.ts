@@ -47,7 +47,7 @@ describe('named statements on PostgreSQL', { skip }, () => {
     await storage.tokens.saveTokens({ access });
 
     await db.connection().execute(async (connection) => {
-      const tokens = new KyselyTokenStore(connection, 'postgres');
+      const tokens = new KyselyTokenStore(connection, 'postgres', issueInBatches(connection));
       for (let run = 0; run < 8; run += 1) assert.deepEqual(await tokens.findAccessToken(access.tokenHash), access);
       await sql`select ${1}::int4 as one`.execute(connection);
 
@@ -61,7 +61,7 @@ describe('named statements on PostgreSQL', { skip }, () => {
       assert.ok(!prepared.some((row) => row.statement.includes('as one')));
 
       // Another store compiles the same text to the same name: no new statement.
-      assert.deepEqual(await new KyselyTokenStore(connection, 'postgres').findAccessToken(access.tokenHash), access);
+      assert.deepEqual(await new KyselyTokenStore(connection, 'postgres', issueInBatches(connection)).findAccessToken(access.tokenHash), access);
       assert.equal((await preparedOn(connection)).length, prepared.length);
     });
   });

@@ -106,6 +106,66 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(await snapshot(db), before);
   });
 
+  it('writes the grant\'s last use when it is a second old, not on every issue or rotation', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const lastUse = async () => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
+    const first = tokenPairFor(grant, T0);
+    await storage.tokens.saveTokens(first);
+    assert.equal(await lastUse(), T0);
+    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 999) });
+    assert.equal(await lastUse(), T0);
+    const second = tokenPairFor(grant, T0 + 999);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, second, T0 + 999), true);
+    assert.equal(await lastUse(), T0);
+    assert.equal(await storage.tokens.rotateRefreshToken(second.refresh!.tokenHash, tokenPairFor(grant, T0 + 1000), T0 + 1000), true);
+    assert.equal(await lastUse(), T0 + 1000);
+    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 2000) });
+    assert.equal(await lastUse(), T0 + 2000);
+  });
+
+  it('writes the last use of the next issue after one that lost its race and wrote nothing', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const lastUse = async () => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
+    const first = tokenPairFor(grant, T0);
+    await storage.tokens.saveTokens(first);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 1500), T0 + 1500), true);
+    assert.equal(await lastUse(), T0 + 1500);
+    // The same token again, three seconds on: the last use is stale, and the exchange loses.
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 4500), T0 + 4500), false);
+    assert.equal(await lastUse(), T0 + 1500);
+    await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 4600) });
+    assert.equal(await lastUse(), T0 + 4600);
+  });
+
+  it('writes the last use of an issue whose batch ran again after another issue in it failed', async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const first = { access: accessTokenFor(grant, undefined, T0) };
+    await storage.tokens.saveTokens(first);
+    // Made together, the two share a batch (a group commit, or one statement on PostgreSQL).
+    const [later, again] = await Promise.allSettled([
+      storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 2000) }),
+      storage.tokens.saveTokens(first),
+    ]);
+    assert.deepEqual(later, { status: 'fulfilled', value: true });
+    assert.equal(again.status, 'rejected');
+    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + 2000);
+  });
+
+  it('refuses an issue on a grant revoked within a second of its last use', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant, T0);
+    await storage.tokens.saveTokens(first);
+    await revokeGrant(storage, grant.id, T0 + 100);
+    const before = await snapshot(db);
+    assert.equal(await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 200) }), false);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 200), T0 + 200), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
   it('refuses to save tokens on a revoked grant and writes nothing', async () => {
     const { storage, db } = target();
     const { grant } = await createGrant(storage);

@@ -1,15 +1,12 @@
 // PostgreSQL: what the token issue statements share (token-issue-postgres.ts,
-// token-exchanges-postgres.ts): a batch's rows as parameters, the inserts that
-// take them, and how often a grant's last use is written.
+// token-exchanges-postgres.ts): a batch's rows as parameters and the inserts that
+// take them.
 import { type RawBuilder, sql } from 'kysely';
 import type { AccessToken } from '../records.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
 import { scopeToColumn } from './columns.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
-
-/** How stale a grant's last use may be before an issue records it again. */
-export const LAST_USE_RESOLUTION_MS = 1000;
 
 /**
  * The rows of a batch travel as three JSON arrays (an issue without a refresh

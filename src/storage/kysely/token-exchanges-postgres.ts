@@ -4,7 +4,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
-import { LAST_USE_RESOLUTION_MS, insertsWhere, issuedRows } from './issue-sql-postgres.ts';
+import { insertsWhere, issuedRows } from './issue-sql-postgres.ts';
+import { LAST_USE_RESOLUTION_MS } from './token-writes.ts';
 import { ONE_QUEUE, StatementBatches } from './statement-batches.ts';
 import { preparedStatement } from './prepared.ts';
 

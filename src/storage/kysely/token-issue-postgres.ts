@@ -7,11 +7,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
-import { LAST_USE_RESOLUTION_MS, insertsWhere, issuedRows } from './issue-sql-postgres.ts';
+import { insertsWhere, issuedRows } from './issue-sql-postgres.ts';
 import { StatementBatches } from './statement-batches.ts';
 import { preparedStatement } from './prepared.ts';
 import { exchangesInBatches } from './token-exchanges-postgres.ts';
-import type { TokenIssue } from './token-writes.ts';
+import { LAST_USE_RESOLUTION_MS, type TokenIssue } from './token-writes.ts';
 
 /**
  * The CTE `claimed`: the grant's id while the grant is live, with a lock on its row

@@ -6,9 +6,8 @@ import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { lookingUpInBatches } from './lookup-batches.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { scopeFromColumn } from './columns.ts';
-import { type TokenIssue, issueInTransactions } from './token-writes.ts';
+import type { TokenIssue } from './token-writes.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
-import { separateTransactions } from './transactions.ts';
 import { recordIfChanged } from './audit.ts';
 
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
@@ -41,7 +40,7 @@ export class KyselyTokenStore implements TokenStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly kind: StorageKind,
-    private readonly issue: TokenIssue = issueInTransactions(db, separateTransactions(db)),
+    private readonly issue: TokenIssue,
   ) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));

@@ -15,10 +15,6 @@ import type { Database } from '../schema.ts';
  */
 export type RunInTransaction = <T>(work: (trx: StatementExecutor) => Promise<T>) => Promise<T>;
 
-export function separateTransactions(db: Kysely<Database>): RunInTransaction {
-  return (work) => db.transaction().execute(work);
-}
-
 interface Pending {
   work: (trx: StatementExecutor) => Promise<unknown>;
   resolve(value: unknown): void;

@@ -8,6 +8,7 @@ import type { IssuedTokens } from '../stores.ts';
 import { preparedStatement } from './prepared.ts';
 import { auditEventRow } from './audit.ts';
 import { changedRows, scopeToColumn } from './columns.ts';
+import { ACCESS_TOKEN_COLUMNS } from './tokens.ts';
 import type { RunInTransaction } from './transactions.ts';
 
 /** Both operations are all or nothing: when one answers false, it wrote nothing. */
@@ -102,12 +103,19 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
   const insertAccess = preparedStatement((
     tokenHash: string, grantId: number, applicationId: number, userId: number,
     scope: string, createdAt: number, expiresAt: number, revokedAt: number | null, originCodeHash: string | null,
-  ) => ({
-    compile: () => sql`insert into access_tokens
-      (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash)
-      select ${tokenHash}, ${grantId}, ${applicationId}, ${userId}, ${scope}, ${createdAt}, ${expiresAt}, ${revokedAt}, ${originCodeHash}
-      where exists (select 1 from grants where id = ${grantId} and revoked_at is null)`.compile(db),
-  }));
+  ) => {
+    // Keyed by ACCESS_TOKEN_COLUMNS, which names every column: a column added to the
+    // table cannot be left out of this INSERT unnoticed.
+    const row: Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> = {
+      token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
+      scope, created_at: createdAt, expires_at: expiresAt, revoked_at: revokedAt, origin_code_hash: originCodeHash,
+    };
+    return {
+      compile: () => sql`insert into access_tokens (${sql.join(ACCESS_TOKEN_COLUMNS.map((column) => sql.ref(column)))})
+        select ${sql.join(ACCESS_TOKEN_COLUMNS.map((column) => row[column]))}
+        where exists (select 1 from grants where id = ${grantId} and revoked_at is null)`.compile(db),
+    };
+  });
   const rotate = preparedStatement((tokenHash: string, rotatedAt: number) => db.updateTable('refresh_tokens')
     .set({ rotated_at: rotatedAt })
     .where('token_hash', '=', tokenHash)

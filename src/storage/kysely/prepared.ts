@@ -37,7 +37,10 @@ function compileOnce<Row, Args extends unknown[]>(build: (...args: Args) => Comp
     throw new Error(`a prepared statement must name its columns (everyColumn), not use *: ${compiled.sql}`);
   }
   nameStatement(compiled.sql);
-  return (args) => ({ ...compiled, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
+  const { query, queryId, sql } = compiled;
+  // A literal, not `{ ...compiled }`: Kysely freezes what it compiles, and V8 copies
+  // a frozen object the slow way, about a thousand instructions a statement.
+  return (args) => ({ query, queryId, sql, parameters: compiled.parameters.map((value, index) => (argumentAt[index] === -1 ? value : args[argumentAt[index]!])) });
 }
 
 /** A read built and compiled once, then run with fresh arguments. */

@@ -3,12 +3,15 @@
 // `--tokens` refresh tokens, then `--batches` group commits of `--batch` refreshes
 // over `--chains` rotation chains (one user and grant each, as the benchmark's
 // refresh load has), each batch the look-ups of the tokens it rotates, then one
-// transaction of each refresh's statements (grant claim, rotation, access and
-// refresh token inserts, audit event), committed with synchronous=FULL. Prints what
-// a refresh spends in each part. Each variant NAME=INDEX,... has a database of its
-// own with those indexes dropped (NAME= drops none), which prices them; the
-// variants' batches interleave, a hundred at a time, as the machine's speed drifts:
-//   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant
+// transaction of each refresh's statements (the access token's insert, which finds
+// its grant live, the rotation, the refresh token's insert, the audit event, and
+// the grant's last use once a second),
+// committed with synchronous=FULL. Prints what a refresh spends in each part. Each
+// variant NAME=CHANGE,... has a database of its own with those changes made (NAME=
+// makes none), which prices them: an index's name drops it, `without-rowid` makes
+// the two token tables WITHOUT ROWID ones. The variants' batches interleave, a
+// hundred at a time, as the machine's speed drifts:
+//   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant clustered=without-rowid
 // The statements are written here as Folio's compile them (token-writes.ts), not
 // through Folio's code, so that the database's own cost is what is timed.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,23 +35,35 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 const [tokens, batches, batchSize, chainCount] = [args.tokens, args.batches, args.batch, args.chains].map(Number) as [number, number, number, number];
+const WITHOUT_ROWID = 'without-rowid';
 const variants = (positionals.length > 0 ? positionals : ['shipped=']).map((word) => {
-  const [name, indexes] = word.split(/=(.*)/s) as [string, string | undefined];
-  if (!name || indexes === undefined) throw new Error(`a variant is NAME=INDEX,... (NAME= drops none), got ${word}`);
-  return { name, dropped: indexes.split(',').filter(Boolean) };
+  const [name, changes] = word.split(/=(.*)/s) as [string, string | undefined];
+  if (!name || changes === undefined) throw new Error(`a variant is NAME=CHANGE,... (NAME= makes none), got ${word}`);
+  const words = changes.split(',').filter(Boolean);
+  return { name, withoutRowid: words.includes(WITHOUT_ROWID), dropped: words.filter((change) => change !== WITHOUT_ROWID) };
 });
 const INTERLEAVE = 100;
 
 interface Costs { lookUp: number[]; statements: number[]; commit: number[] }
 
-/** A database as Folio migrates it, with `dropped` gone and `tokens` refresh tokens in it; runs one batch a call. */
-async function preparedDatabase(file: string, dropped: string[]): Promise<{ runBatch(batch: number, costs: Costs): void; close(): void }> {
+/** The token tables made again, empty, as WITHOUT ROWID tables: their rows kept in their key's b-tree, with no second one by rowid. */
+function rebuildTokenTablesWithoutRowid(db: SqliteDatabase.Database): void {
+  for (const table of ['access_tokens', 'refresh_tokens']) {
+    const schema = db.prepare('select type, sql from sqlite_master where tbl_name = ? and sql is not null').all(table) as { type: string; sql: string }[];
+    db.exec(`drop table ${table}`);
+    for (const { type, sql } of schema) db.exec(type === 'table' ? `${sql} without rowid` : sql);
+  }
+}
+
+/** A database as Folio migrates it, with `variant`'s changes made and `tokens` refresh tokens in it; runs one batch a call. */
+async function preparedDatabase(file: string, variant: (typeof variants)[number]): Promise<{ runBatch(batch: number, costs: Costs): void; close(): void }> {
   const storage = createKyselyStorage(createSqliteKysely(file), 'sqlite');
   await storage.migrate();
   await storage.close();
 
   // The settings Folio's server runs with (sqlite-dialect.ts).
   const db = new SqliteDatabase(file);
+  if (variant.withoutRowid) rebuildTokenTablesWithoutRowid(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('cache_size = -4000');
@@ -80,15 +95,16 @@ async function preparedDatabase(file: string, dropped: string[]): Promise<{ runB
   // The last token of each chain must be live to be rotated.
   const revive = db.prepare('update refresh_tokens set rotated_at = null where token_hash = ?');
   for (const chain of chains) revive.run(chain.tokenHash);
-  for (const index of dropped) db.exec(`drop index ${index}`);
+  for (const index of variant.dropped) db.exec(`drop index ${index}`);
   db.pragma('wal_checkpoint(TRUNCATE)');
 
   const lookUp = db.prepare(`select token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash, rotated_at
     from refresh_tokens where token_hash = ?`).raw();
-  const claim = db.prepare('update grants set last_used_at = ? where id = ? and revoked_at is null');
   const rotate = db.prepare('update refresh_tokens set rotated_at = ? where token_hash = ? and rotated_at is null and revoked_at is null');
   const insertAccess = db.prepare(`insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash)
-    values (?, ?, ?, ?, 'read', ?, ?, null, null)`);
+    select ?, ?, ?, ?, 'read', ?, ?, null, null where exists (select 1 from grants where id = ? and revoked_at is null)`);
+  const touch = db.prepare('update grants set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)');
+  const lastUses = new Map<number, number>();
   const insertEvent = db.prepare(`insert into audit_events (type, user_id, application_id, ip, detail, created_at) values ('token.refreshed', ?, ?, '127.0.0.1', ?, ?)`);
   const [begin, commit] = [db.prepare('begin'), db.prepare('commit')];
   const elapsedUs = (since: bigint) => Number(process.hrtime.bigint() - since) / 1000;
@@ -104,12 +120,16 @@ async function preparedDatabase(file: string, dropped: string[]): Promise<{ runB
       begin.run();
       const at = Date.now();
       for (const chain of picked) {
-        claim.run(at, chain.grantId);
+        insertAccess.run(newHash('accessToken', at), chain.grantId, applicationId, chain.userId, at, at + 1_800_000, chain.grantId);
         rotate.run(at, chain.tokenHash);
-        insertAccess.run(newHash('accessToken', at), chain.grantId, applicationId, chain.userId, at, at + 1_800_000);
         chain.tokenHash = newHash('refreshToken', at);
         insertRefresh.run(chain.tokenHash, chain.grantId, applicationId, chain.userId, at, at + 86_400_000, null);
         insertEvent.run(chain.userId, applicationId, `{"grant_id":${chain.grantId}}`, at);
+        // As the server does: a grant's last use written when what it last wrote is a second old.
+        if ((lastUses.get(chain.grantId) ?? -Infinity) <= at - 1000) {
+          touch.run(at, chain.grantId, at - 1000);
+          lastUses.set(chain.grantId, at);
+        }
       }
       costs.statements.push(elapsedUs(started) / batchSize);
       started = process.hrtime.bigint();
@@ -122,7 +142,7 @@ async function preparedDatabase(file: string, dropped: string[]): Promise<{ runB
 
 const work = mkdtempSync(join(tmpdir(), 'folio-sqlite-writes-'));
 try {
-  const databases = await Promise.all(variants.map((variant, index) => preparedDatabase(join(work, `${index}.db`), variant.dropped)));
+  const databases = await Promise.all(variants.map((variant, index) => preparedDatabase(join(work, `${index}.db`), variant)));
   const costs: Costs[] = variants.map(() => ({ lookUp: [], statements: [], commit: [] }));
   for (let first = 0; first < batches; first += INTERLEAVE) {
     databases.forEach((database, index) => {
@@ -136,7 +156,7 @@ try {
     const { lookUp, statements, commit } = costs[index]!;
     process.stdout.write(`${variant.name.padEnd(12)} look-up ${shown(lookUp)} µs  statements ${shown(statements)} µs  share of the commit ${shown(commit)} µs`
       + `  total ${median(lookUp.map((value, batch) => value + statements[batch]! + commit[batch]!)).toFixed(1).padStart(6)} µs`
-      + `${variant.dropped.length > 0 ? `  (dropped: ${variant.dropped.join(', ')})` : ''}\n`);
+      + `${variant.dropped.length > 0 ? `  (dropped: ${variant.dropped.join(', ')})` : ''}${variant.withoutRowid ? '  (token tables without rowid)' : ''}\n`);
   });
 } finally {
   rmSync(work, { recursive: true, force: true });

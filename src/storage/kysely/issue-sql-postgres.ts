@@ -18,7 +18,7 @@ import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
 export function issuedRows(issues: readonly IssuedTokens[], spent?: readonly string[]): [access: string, refresh: string, event: string] {
   // Each row one literal with every member it may have: JSON.stringify leaves out the
   // undefined ones (an access token's rotated_at, spends outside an exchange). Spreads
-  // cost V8 about 7k instructions a row here (docs/performance.md, twenty-second session).
+  // cost V8 about 8k instructions a row here (docs/performance.md, twenty-second session).
   const tokenRow = (token: AccessToken, rotatedAt: number | null | undefined, spends: string | undefined):
     Record<(typeof REFRESH_TOKEN_COLUMNS)[number] | 'spends', unknown> => ({
     token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,

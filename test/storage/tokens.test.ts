@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import type { AuditEventType } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import type { IssuedTokens } from '../../src/storage/stores.ts';
+import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
 import {
   T0, MINUTE, accessTokenFor, auditEvent, createGrant, rawToken, refreshTokenFor, revokeGrant, tokenPairFor,
 } from './fixtures.ts';
+
+const lastUseOf = async (storage: Storage, grantId: number) => (await storage.grants.findGrant(grantId))?.lastUsedAt;
 
 describeStorageContract('tokens', (target) => {
   it('saves an access and refresh token together and marks the grant used', async () => {
@@ -18,7 +20,7 @@ describeStorageContract('tokens', (target) => {
     await storage.tokens.saveTokens(tokens);
     assert.deepEqual(await storage.tokens.findAccessToken(tokens.access.tokenHash), tokens.access);
     assert.deepEqual(await storage.tokens.findRefreshToken(tokens.refresh!.tokenHash), tokens.refresh);
-    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + MINUTE);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + MINUTE);
   });
 
   it('saves an access token alone, as client credentials issue it', async () => {
@@ -66,7 +68,7 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(await storage.tokens.findAccessToken(next.access.tokenHash), next.access);
     assert.deepEqual(await storage.tokens.findRefreshToken(next.refresh!.tokenHash), next.refresh);
     assert.equal((await storage.tokens.findAccessToken(first.access.tokenHash))?.revokedAt, null);
-    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + 30 * MINUTE);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 30 * MINUTE);
   });
 
   it('lets exactly one of 20 concurrent rotations of one refresh token win', async () => {
@@ -109,34 +111,32 @@ describeStorageContract('tokens', (target) => {
   it('writes the grant\'s last use when it is a second old, not on every issue or rotation', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);
-    const lastUse = async () => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
     const first = tokenPairFor(grant, T0);
     await storage.tokens.saveTokens(first);
-    assert.equal(await lastUse(), T0);
+    assert.equal(await lastUseOf(storage, grant.id), T0);
     await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 999) });
-    assert.equal(await lastUse(), T0);
+    assert.equal(await lastUseOf(storage, grant.id), T0);
     const second = tokenPairFor(grant, T0 + 999);
     assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, second, T0 + 999), true);
-    assert.equal(await lastUse(), T0);
+    assert.equal(await lastUseOf(storage, grant.id), T0);
     assert.equal(await storage.tokens.rotateRefreshToken(second.refresh!.tokenHash, tokenPairFor(grant, T0 + 1000), T0 + 1000), true);
-    assert.equal(await lastUse(), T0 + 1000);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 1000);
     await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 2000) });
-    assert.equal(await lastUse(), T0 + 2000);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 2000);
   });
 
   it('writes the last use of the next issue after one that lost its race and wrote nothing', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);
-    const lastUse = async () => (await storage.grants.findGrant(grant.id))?.lastUsedAt;
     const first = tokenPairFor(grant, T0);
     await storage.tokens.saveTokens(first);
     assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 1500), T0 + 1500), true);
-    assert.equal(await lastUse(), T0 + 1500);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 1500);
     // The same token again, three seconds on: the last use is stale, and the exchange loses.
     assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + 4500), T0 + 4500), false);
-    assert.equal(await lastUse(), T0 + 1500);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 1500);
     await storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 4600) });
-    assert.equal(await lastUse(), T0 + 4600);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 4600);
   });
 
   it('writes the last use of an issue whose batch ran again after another issue in it failed', async () => {
@@ -151,7 +151,7 @@ describeStorageContract('tokens', (target) => {
     ]);
     assert.deepEqual(later, { status: 'fulfilled', value: true });
     assert.equal(again.status, 'rejected');
-    assert.equal((await storage.grants.findGrant(grant.id))?.lastUsedAt, T0 + 2000);
+    assert.equal(await lastUseOf(storage, grant.id), T0 + 2000);
   });
 
   it('refuses an issue on a grant revoked within a second of its last use', async () => {

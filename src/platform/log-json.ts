@@ -1,7 +1,7 @@
-// JSON text for the access-log line's values, made without the general
-// machinery where a value's shape allows: the line is written for every request,
-// and each piece here cost a bearer GET a few per cent of its instructions
-// (`bench/instructions.ts`, docs/performance.md).
+// JSON text for values written on every request (the access-log line's) or every
+// token issue (the rows of a PostgreSQL batch), made without the general machinery
+// where a value's shape allows: each piece here cost a bearer GET a few per cent
+// of its instructions (`bench/instructions.ts`, docs/performance.md).
 
 /** Strings JSON.stringify changes only by quoting them: printable ASCII but '"' and '\\'. */
 const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -15,6 +15,7 @@ export function jsonValue(value: unknown): string | undefined {
   if (typeof value === 'string') return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
   // ECMA-262 SerializeJSONProperty writes a finite number as ToString does.
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (value === null) return 'null';
   return JSON.stringify(value) as string | undefined;
 }
 

@@ -61,6 +61,13 @@ describe('issuedRows', () => {
     assert.deepEqual(inExchange, [[[...ACCESS_TOKEN_COLUMNS, 'spends']], [[...REFRESH_TOKEN_COLUMNS, 'spends']], [[...AUDIT_EVENT_COLUMNS, 'spends']]]);
   });
 
+  test('escapes any string member that JSON needs escaped, not only the detail', () => {
+    const hostile = 'a"b\\c\u0000d\u2028e';
+    const [access] = issuedRows([{ access: { ...accessToken(hostile, hostile), scope: [hostile] } }]);
+    const [row] = JSON.parse(access) as Record<string, unknown>[];
+    assert.deepEqual([row!.token_hash, row!.origin_code_hash, row!.scope], [hostile, hostile, hostile]);
+  });
+
   test('writes the text JSON.stringify writes for the same rows', () => {
     const [access] = issuedRows([{ access: accessToken('a1', null) }]);
     assert.equal(access, JSON.stringify([{

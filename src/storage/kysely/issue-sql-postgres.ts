@@ -2,11 +2,11 @@
 // token-exchanges-postgres.ts): a batch's rows as parameters and the inserts that
 // take them.
 import { type RawBuilder, sql } from 'kysely';
+import { jsonValue } from '../../platform/log-json.ts';
 import type { AccessToken, NewAuditEvent } from '../records.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
 import { scopeToColumn } from './columns.ts';
-import { jsonValue } from '../../platform/log-json.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
 
 /**

@@ -22,6 +22,7 @@ import { cryptoRandom } from '../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
 import { createSqliteKysely } from '../src/storage/dialects.ts';
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
+import { LAST_USE_RESOLUTION_MS } from '../src/storage/kysely/token-writes.ts';
 import { median } from './report.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -125,8 +126,8 @@ async function preparedDatabase(file: string, variant: (typeof variants)[number]
         insertRefresh.run(chain.tokenHash, chain.grantId, applicationId, chain.userId, at, at + 86_400_000, null);
         insertEvent.run(chain.userId, applicationId, `{"grant_id":${chain.grantId}}`, at);
         // As the server does: a grant's last use written when what it last wrote is a second old.
-        if ((lastUses.get(chain.grantId) ?? -Infinity) <= at - 1000) {
-          touch.run(at, chain.grantId, at - 1000);
+        if ((lastUses.get(chain.grantId) ?? -Infinity) <= at - LAST_USE_RESOLUTION_MS) {
+          touch.run(at, chain.grantId, at - LAST_USE_RESOLUTION_MS);
           lastUses.set(chain.grantId, at);
         }
       }

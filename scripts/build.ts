@@ -14,12 +14,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * Left to Node to load from node_modules at run time: native addons, packages
  * that find files beside their own sources through __dirname (which an ES
  * module bundle does not have), and ioredis, loaded only when Redis is configured.
+ * @fastify/swagger is bundled although it reads its package.json that way: the
+ * read is inside a try, and its only use, a default title and version, is
+ * overridden by ours. Loaded from node_modules, file by file, it and the `yaml`
+ * package it requires cost start-up about 7% more than from the bundle
+ * (docs/performance.md).
  */
 export const EXTERNAL_PACKAGES = [
   'better-sqlite3', // native addon
   'pg-native', // optional native driver that pg tries to require
-  '@fastify/swagger', // reads its package.json through __dirname
-  '@fastify/swagger-ui', // serves the static files shipped beside it
   'ioredis', // reads its package.json through __dirname
 ];
 

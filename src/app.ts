@@ -13,6 +13,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { deferredChildLogger } from './http/request-logger.ts';
 import { registerActivity } from './http/routes/activity.ts';
+import { registerApiDocs } from './http/routes/api-docs.ts';
 import { registerApiV2 } from './http/routes/api-v2.ts';
 import { registerApplicationSettings } from './http/routes/application-settings.ts';
 import { registerAuthorize } from './http/routes/authorize.ts';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerConnections(app, { storage, sessions, clock });
   registerActivity(app, { storage, sessions });
   registerDeveloperGuide(app, { baseUrl: config.baseUrl });
+  registerApiDocs(app);
 
   await app.ready();
   return app;

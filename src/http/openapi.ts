@@ -2,7 +2,6 @@
 // schemas Fastify validates and serializes with, so the two cannot drift.
 // Only tagged routes are documented: pages, health and 405 stubs stay out.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { oauthPaths } from '../oauth/metadata.ts';
 import { supportedScopes } from '../oauth/scopes.ts';
@@ -49,8 +48,6 @@ export async function registerOpenApi(app: FastifyInstance, deps: { issuer: stri
       components: { securitySchemes: securitySchemes(deps.issuer) },
     },
   });
-  // The UI loads its scripts and styles from this origin only, so the site-wide CSP (script-src 'self') holds.
-  await app.register(swaggerUi, { routePrefix: openApiPaths.ui, uiConfig: { deepLinking: false }, validatorUrl: false });
   // Built on first request, once every route is registered.
   app.get(openApiPaths.document, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');

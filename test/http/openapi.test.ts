@@ -187,4 +187,64 @@ describe('interactive API docs at /api/v2/docs', () => {
       assert.equal(asset.statusCode, 200, match[1]);
     }
   });
+
+  it('serves the same page with a trailing slash', async () => {
+    const [bare, slashed] = await Promise.all(['/api/v2/docs', '/api/v2/docs/'].map((url) => app.inject({ method: 'GET', url })));
+    assert.equal(slashed!.statusCode, 200);
+    assert.match(String(slashed!.headers['content-type']), /^text\/html/);
+    assert.equal(slashed!.body, bare!.body);
+  });
+
+  it("points Swagger UI at Folio's document and its OAuth redirect page, with no outside validator", async () => {
+    const initializer = await app.inject({ method: 'GET', url: '/api/v2/docs/static/swagger-initializer.js' });
+    assert.equal(initializer.statusCode, 200);
+    assert.match(String(initializer.headers['content-type']), /^text\/javascript/);
+    assert.match(initializer.body, /url: new URL\("\/api\/v2\/openapi\.json", window\.location\.href\)\.href/);
+    assert.match(initializer.body, /oauth2RedirectUrl: new URL\("\/api\/v2\/docs\/static\/oauth2-redirect\.html"/);
+    assert.match(initializer.body, /validatorUrl: null/);
+    assert.doesNotMatch(initializer.body, /petstore/);
+    const redirectPage = await app.inject({ method: 'GET', url: '/api/v2/docs/static/oauth2-redirect.html' });
+    assert.equal(redirectPage.statusCode, 200);
+    assert.doesNotMatch(redirectPage.body, /<script>/, 'no inline script');
+    const redirectScript = /<script src="([^"]+)"/.exec(redirectPage.body)![1]!;
+    const script = await app.inject({ method: 'GET', url: new URL(redirectScript, 'http://x/api/v2/docs/static/oauth2-redirect.html').pathname });
+    assert.equal(script.statusCode, 200);
+  });
+
+  it("serves swagger-ui-dist's files with their types, cacheable, and HEAD without a body", async () => {
+    const expected = {
+      'swagger-ui-bundle.js': /^text\/javascript/, 'swagger-ui.css': /^text\/css/, 'swagger-ui.css.map': /^application\/json/, 'favicon-16x16.png': /^image\/png/,
+    };
+    for (const [name, type] of Object.entries(expected)) {
+      const response = await app.inject({ method: 'GET', url: `/api/v2/docs/static/${name}` });
+      assert.equal(response.statusCode, 200, name);
+      assert.match(String(response.headers['content-type']), type, name);
+      assert.equal(response.headers['cache-control'], 'public, max-age=3600', name);
+      assert.ok(response.rawPayload.length > 100, name);
+    }
+    const head = await app.inject({ method: 'HEAD', url: '/api/v2/docs/static/swagger-ui.css' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.body, '');
+  });
+
+  it('serves nothing else, of the package or of the disk', async () => {
+    for (const name of ['index.js', 'package.json', 'absolute-path.js', 'swagger-ui-bundle.js.map', 'constructor', '__proto__', 'toString',
+      '..%2Fpackage.json', '..%2F..%2F..%2F..%2Fpackage.json', '%2Fetc%2Fpasswd']) {
+      const response = await app.inject({ method: 'GET', url: `/api/v2/docs/static/${name}` });
+      assert.equal(response.statusCode, 404, name.slice(0, 40));
+      assert.equal(response.json().error, 'not_found', name.slice(0, 40));
+    }
+    // As for any path parameter past Fastify's limit.
+    const overlong = await app.inject({ method: 'GET', url: `/api/v2/docs/static/${'x'.repeat(5000)}` });
+    assert.equal(overlong.statusCode, 400);
+    assert.equal(overlong.json().error, 'invalid_request');
+  });
+
+  it('answers other methods with 405 and Allow', async () => {
+    for (const url of ['/api/v2/docs', '/api/v2/docs/', '/api/v2/docs/static/swagger-ui.css', '/api/v2/docs/static/swagger-initializer.js']) {
+      const response = await app.inject({ method: 'POST', url });
+      assert.equal(response.statusCode, 405, url);
+      assert.equal(response.headers.allow, 'GET, HEAD', url);
+    }
+  });
 });

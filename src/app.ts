@@ -75,14 +75,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
-  const metrics = createMetrics();
-  registerMetrics(app, metrics, everyResponse, deps.storage);
+  const metrics = createMetrics(deps.storage);
+  registerMetrics(app, metrics, everyResponse);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });
-  registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.rateLimited.inc() });
+  registerRateLimit(app, { limiter, limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.countRateLimited() });
   await registerOpenApi(app, { issuer: config.baseUrl });
 
   const issuer = config.baseUrl;
-  const registry = observeGrants(createGrantRegistry({ ...storage, clock, random }), (grantType) => metrics.tokensIssued.inc({ grant_type: grantType }));
+  const registry = observeGrants(createGrantRegistry({ ...storage, clock, random }), (grantType) => metrics.countTokenIssued(grantType));
   const sessions = createSessions({
     sessions: storage.sessions, users: storage.users, clock, random,
     secureCookies: config.baseUrl.startsWith('https:'),

@@ -1,10 +1,9 @@
 // The two metrics every response adds to, counted in plain numbers as requests
-// finish and handed to prom-client only when /metrics is read. Through
-// prom-client's labelled inc() and observe(), which sort, join and look up the
-// label values on every call, they cost a bearer GET served from memory a
-// tenth of its throughput (docs/performance.md). The exposition is the same:
-// a test holds it line for line to prom-client's own Counter and Histogram.
-import { Counter, type Histogram, type Registry } from 'prom-client';
+// finish and read only when /metrics is scraped. Through prom-client's labelled
+// inc() and observe(), which sort, join and look up the label values on every
+// call, they cost a bearer GET served from memory a tenth of its throughput
+// (docs/performance.md).
+import type { MetricFamily, Sample } from './prometheus-text.ts';
 
 export const REQUEST_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
 
@@ -25,12 +24,11 @@ interface Requests {
 export type RecordRequest = (route: string, method: string, status: number, seconds: number) => void;
 
 /**
- * Registers folio_http_requests_total and folio_http_request_duration_seconds in
- * `registry` and returns the function that counts one response. Every label is
- * bounded by its caller (route patterns, known methods, status codes), and so
- * is the number of series kept here.
+ * folio_http_requests_total and folio_http_request_duration_seconds, and the
+ * function that counts one response. Every label is bounded by its caller (route
+ * patterns, known methods, status codes), and so is the number of series kept here.
  */
-export function registerRequestMetrics(registry: Registry): RecordRequest {
+export function createRequestMetrics(): { record: RecordRequest; families: [requests: MetricFamily, duration: MetricFamily] } {
   const requests = new Map<string, Requests>();
   const latencies = new Map<string, Latency>();
 
@@ -50,53 +48,35 @@ export function registerRequestMetrics(registry: Registry): RecordRequest {
     return found;
   };
 
-  const counter = new Counter({
+  const requestsFamily: MetricFamily = {
     name: 'folio_http_requests_total',
     help: 'HTTP requests by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-    collect() {
-      counter.reset();
-      // A series counted nothing since a reset is left out, as prom-client leaves it out.
-      for (const { labels, count } of requests.values()) if (count > 0) counter.inc(labels, count);
+    type: 'counter',
+    *samples() {
+      for (const { labels, count } of requests.values()) yield { labels, value: count };
     },
-  });
+  };
 
-  // prom-client's Histogram keeps its counts where only observe() reaches them;
-  // this one hands the registry the same values its get() would.
-  const name = 'folio_http_request_duration_seconds';
-  const histogram = {
-    name,
+  // Buckets cumulative, as the format has them, with `le` first as prom-client writes it.
+  const durationFamily: MetricFamily = {
+    name: 'folio_http_request_duration_seconds',
     help: 'HTTP request latency by route pattern and method',
     type: 'histogram',
-    aggregator: 'sum',
-    async get() {
-      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+    *samples(): Iterable<Sample> {
       for (const { labels, buckets, sum, count } of latencies.values()) {
-        if (count === 0) continue;
         let cumulative = 0;
-        REQUEST_DURATION_BUCKETS.forEach((bound, index) => {
+        for (const [index, bound] of REQUEST_DURATION_BUCKETS.entries()) {
           cumulative += buckets[index]!;
-          values.push({ labels: { le: bound, ...labels }, value: cumulative, metricName: `${name}_bucket` });
-        });
-        values.push({ labels: { le: '+Inf', ...labels }, value: count, metricName: `${name}_bucket` });
-        values.push({ labels, value: sum, metricName: `${name}_sum` }, { labels, value: count, metricName: `${name}_count` });
-      }
-      return { name, help: histogram.help, type: histogram.type, values, aggregator: histogram.aggregator };
-    },
-    // Registry.resetMetrics() calls this; the counter's own reset() serves its collect().
-    reset() {
-      for (const series of requests.values()) series.count = 0;
-      for (const latency of latencies.values()) {
-        latency.buckets.fill(0);
-        latency.sum = 0;
-        latency.count = 0;
+          yield { suffix: '_bucket', labels: { le: String(bound), ...labels }, value: cumulative };
+        }
+        yield { suffix: '_bucket', labels: { le: '+Inf', ...labels }, value: count };
+        yield { suffix: '_sum', labels, value: sum };
+        yield { suffix: '_count', labels, value: count };
       }
     },
   };
-  registry.registerMetric(histogram as unknown as Histogram);
 
-  return (route, method, status, seconds) => {
+  const record: RecordRequest = (route, method, status, seconds) => {
     const series = seriesOf(route, method, status);
     series.count++;
     const { latency } = series;
@@ -106,4 +86,5 @@ export function registerRequestMetrics(registry: Registry): RecordRequest {
     latency.sum += seconds;
     latency.count++;
   };
+  return { record, families: [requestsFamily, durationFamily] };
 }

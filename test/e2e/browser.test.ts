@@ -1,8 +1,9 @@
 // End to end in a real browser (Debian's Chromium driven by playwright-core):
 // sign in, register an application on the API settings page, run the
 // authorization-code flow through consent, revoke the application on the
-// connected-applications page, and see the API refuse its token. Every page
-// visited is saved as a screenshot under .tmp/screenshots/ for people to look at.
+// connected-applications page, and see the API refuse its token; and see the API
+// docs render. Every page visited is saved as a screenshot under
+// .tmp/screenshots/ for people to look at.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -122,5 +123,26 @@ describe('in a real browser', { skip }, () => {
     await signUp.goto(`${server.baseUrl}/oauth2/authorize/native?code=folio_ac_example`);
     await shoot(signUp, '14-out-of-band-code', 390);
     await visitor.close();
+  });
+
+  it('shows the API docs: Swagger UI renders the OpenAPI document under the site-wide CSP', async () => {
+    const context = await browser.newContext();
+    // Reported by the page itself, before any of its scripts run.
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
+    const page = await context.newPage();
+    const failed: string[] = [];
+    page.on('response', (response) => { if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`); });
+
+    await page.goto(`${server.baseUrl}/api/v2/docs`);
+    await page.locator('.swagger-ui .info .title', { hasText: 'Folio API' }).waitFor();
+    await page.locator('.opblock-summary-path', { hasText: '/oauth2/token' }).first().waitFor();
+    await shoot(page, '15-api-docs');
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations), []);
+    assert.deepEqual(failed, []);
+    await context.close();
   });
 });

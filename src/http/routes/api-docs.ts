@@ -19,7 +19,6 @@ const DISTRIBUTED_ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui.css.map': 'application/json',
   'index.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
   'oauth2-redirect.html': 'text/html; charset=utf-8',
   'oauth2-redirect.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
@@ -48,7 +47,6 @@ function pageHtml(): string {
 <body>
 <div id="swagger-ui"></div>
 <script src="${ASSETS_PATH}/swagger-ui-bundle.js" charset="utf-8"></script>
-<script src="${ASSETS_PATH}/swagger-ui-standalone-preset.js" charset="utf-8"></script>
 <script src="${ASSETS_PATH}/swagger-initializer.js" charset="utf-8"></script>
 </body>
 </html>
@@ -56,7 +54,9 @@ function pageHtml(): string {
 }
 
 // In a file of its own: the CSP allows no inline script. No validator: it would
-// send the document to validator.swagger.io.
+// send the document to validator.swagger.io. The base layout, without the
+// standalone one's top bar: that bar only loads other documents by URL, and its
+// logo is an SVG with an inline style, which the CSP (style-src 'self') refuses.
 function initializerScript(): string {
   const at = (path: string) => `new URL(${JSON.stringify(path)}, window.location.href).href`;
   return `window.onload = function () {
@@ -66,9 +66,9 @@ function initializerScript(): string {
     dom_id: '#swagger-ui',
     deepLinking: false,
     validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    presets: [SwaggerUIBundle.presets.apis],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
-    layout: 'StandaloneLayout',
+    layout: 'BaseLayout',
   });
 };
 `;

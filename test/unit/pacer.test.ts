@@ -48,8 +48,53 @@ describe('pacer', () => {
     assert.deepEqual(rests.map((ms) => Math.round(ms * 1000) / 1000), [57, 100, 76]);
   });
 
-  test('refuses a share outside (0, 1] and a negative longest rest', () => {
+  test('after a rest during which the event loop was otherwise idle, takes the idle share; the share again once it is busy', async () => {
+    let clock = 0;
+    const rests: number[] = [];
+    // What the loop was busy with during each rest, in turn; NaN for a rest too short to measure.
+    const busy = [0.05, 0.5, Number.NaN, 0.099];
+    const pause = pacer({
+      share: 0.1, idleShare: 0.5, monotonicMs: () => clock, sleep: async (ms) => { rests.push(ms); clock += ms; },
+      measureLoop: () => { const reading = busy.shift()!; return () => reading; },
+    });
+    for (let step = 0; step < 5; step++) {
+      clock += 2;
+      await pause();
+    }
+    // The first rest has nothing measured before it: the share, not the idle share.
+    assert.deepEqual(rests.map((ms) => Math.round(ms * 1000) / 1000), [18, 2, 18, 18, 2]);
+  });
+
+  test('measures the event loop itself by default: busy while the rest is taken up by other work', async () => {
+    const rests: number[] = [];
+    let clock = 0;
+    const pause = pacer({
+      share: 0.5, idleShare: 1, monotonicMs: () => clock,
+      sleep: async (ms) => {
+        rests.push(ms);
+        // Held by other work, or spent waiting on a timer (long enough that the
+        // loop's own bookkeeping around it stays well under the idle threshold).
+        if (busy) for (const until = performance.now() + 20; performance.now() < until;);
+        else await new Promise((resolve) => setTimeout(resolve, 200));
+      },
+    });
+    let busy = true;
+    clock += 10;
+    await pause();
+    clock += 10;
+    await pause();
+    assert.deepEqual(rests, [10, 10], 'busy: the share');
+    busy = false;
+    clock += 10;
+    await pause();
+    clock += 10;
+    await pause();
+    assert.deepEqual(rests.slice(2), [10, 0], 'idle: the idle share, which only yields');
+  });
+
+  test('refuses a share or an idle share outside (0, 1], and a negative longest rest', () => {
     for (const share of [0, -0.5, 1.5, Number.NaN]) assert.throws(() => pacer({ share }), RangeError);
+    for (const idleShare of [0, 1.5, Number.NaN]) assert.throws(() => pacer({ share: 0.5, idleShare }), RangeError);
     for (const maxRestMs of [-1, Number.NaN]) assert.throws(() => pacer({ share: 0.5, maxRestMs }), RangeError);
   });
 });

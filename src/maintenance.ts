@@ -37,8 +37,8 @@ const PURGE_SHARE = {
 
 /**
  * The server's purge while nothing else keeps the event loop busy: a quarter of
- * the time, so that a backlog left by a busy spell goes at about ten times the
- * pace it goes under load, and a request arriving waits for one batch at most.
+ * the time, so that a backlog left by a busy spell goes, on SQLite, at about ten
+ * times the pace it goes under load, and a request arriving waits for one batch at most.
  */
 const PURGE_IDLE_SHARE = 0.25;
 

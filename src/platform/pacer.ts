@@ -36,7 +36,7 @@ export interface PacerOptions {
 export type Pause = () => Promise<void>;
 
 /** Below this, the loop counts as idle: a request now and then, not a load. */
-export const IDLE_LOOP_UTILIZATION = 0.1;
+const IDLE_LOOP_UTILIZATION = 0.1;
 
 function measureEventLoop(): () => number {
   const start = performance.eventLoopUtilization();

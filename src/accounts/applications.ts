@@ -1,6 +1,7 @@
 // Registering and managing applications, shared by the CLI and the API settings pages.
 // Every change leaves an audit event; a client secret leaves this module once, in the
-// return value of registerApplication or rotateApplicationSecret, and only its hash is kept.
+// return value of registerApplication or rotateApplicationSecret (and, for a web page,
+// sealed for its one showing), and only its hash is kept.
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { validateRedirectUri } from '../platform/redirect-uris.ts';
@@ -8,6 +9,7 @@ import { generateClientId, generateCredential, hashCredential } from '../platfor
 import type { Application, AuditEventType, NewAuditEvent } from '../storage/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
+import type { SecretRevealer } from './secret-reveals.ts';
 
 export interface ApplicationDeps {
   storage: Pick<Storage, 'applications'>;
@@ -72,6 +74,7 @@ function eventFor(type: AuditEventType, ip: string | null, now: number): (applic
 export async function registerApplication(
   deps: ApplicationDeps,
   input: ApplicationSettings & { ownerId: number; scopes?: string[]; ip?: string | null },
+  revealer?: SecretRevealer,
 ): Promise<RegisteredApplication> {
   const settings = validSettings(input);
   const now = deps.clock.now();
@@ -82,7 +85,7 @@ export async function registerApplication(
     clientId: generateClientId(deps.random),
     secretHash: hashCredential(clientSecret),
     scopes: input.scopes ?? DEFAULT_SCOPES,
-  }, now, eventFor('application.created', input.ip ?? null, now));
+  }, now, eventFor('application.created', input.ip ?? null, now), revealer && ((created) => revealer(created.id, clientSecret)));
   return { application, clientSecret };
 }
 
@@ -95,12 +98,13 @@ export async function findOwnedApplication(storage: Pick<Storage, 'applications'
 
 /** A new secret; the old one stops working the moment this returns. */
 export async function rotateApplicationSecret(
-  deps: ApplicationDeps, application: Application, ip: string | null = null,
+  deps: ApplicationDeps, application: Application, ip: string | null = null, revealer?: SecretRevealer,
 ): Promise<RegisteredApplication> {
   const now = deps.clock.now();
   const clientSecret = generateCredential('clientSecret', deps.random);
   const replaced = await deps.storage.applications.replaceApplicationSecret(
     application.id, hashCredential(clientSecret), now, eventFor('application.secret_rotated', ip, now)(application),
+    revealer?.(application.id, clientSecret),
   );
   if (!replaced) throw new AccountError(`no application with client_id ${application.clientId}`, 'not_found');
   return { application, clientSecret };

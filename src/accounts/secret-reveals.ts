@@ -3,38 +3,35 @@
 // with a key derived from the browser's session id, which the database never holds (it
 // keeps only the id's hash): a copy of the database alone cannot read it, it is handed
 // out by one DELETE ... RETURNING, and any instance can serve the page after the redirect.
+// It is written in the transaction that stores the secret's hash (applications.ts): a
+// rotation whose new secret could not be held for showing leaves the old one working.
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { seal, unseal } from '../platform/sealing.ts';
 import { hashCredential } from '../platform/secrets.ts';
-import type { Storage } from '../storage/stores.ts';
+import type { SecretReveal, Storage } from '../storage/stores.ts';
 
-export interface SecretRevealDeps {
-  storage: Pick<Storage, 'secretReveals'>;
-  clock: Clock;
-  random: RandomSource;
-}
+/** Seals an application's new secret for its one showing. */
+export type SecretRevealer = (applicationId: number, secret: string) => SecretReveal;
 
 /** Long enough to follow a redirect on a slow connection, short enough to be forgotten. */
 export const SECRET_REVEAL_LIFETIME_MS = 10 * 60_000;
 
 const context = (applicationId: number) => `folio client secret reveal ${applicationId}`;
 
-export async function holdSecretForReveal(
-  deps: SecretRevealDeps, input: { sessionId: string; applicationId: number; secret: string },
-): Promise<void> {
-  const now = deps.clock.now();
-  await deps.storage.secretReveals.holdSecretReveal({
-    sessionIdHash: hashCredential(input.sessionId),
-    applicationId: input.applicationId,
-    sealedSecret: seal(input.secret, input.sessionId, context(input.applicationId), deps.random),
-    expiresAt: now + SECRET_REVEAL_LIFETIME_MS,
-  }, now);
+/** Reveals to the browser holding `sessionId`, for registerApplication and rotateApplicationSecret. */
+export function revealTo(deps: { clock: Clock; random: RandomSource }, sessionId: string): SecretRevealer {
+  return (applicationId, secret) => ({
+    sessionIdHash: hashCredential(sessionId),
+    applicationId,
+    sealedSecret: seal(secret, sessionId, context(applicationId), deps.random),
+    expiresAt: deps.clock.now() + SECRET_REVEAL_LIFETIME_MS,
+  });
 }
 
 /** The secret waiting for this session, once; undefined on every later call. */
 export async function takeSecretToReveal(
-  deps: Omit<SecretRevealDeps, 'random'>, input: { sessionId: string; applicationId: number },
+  deps: { storage: Pick<Storage, 'secretReveals'>; clock: Clock }, input: { sessionId: string; applicationId: number },
 ): Promise<string | undefined> {
   const sealed = await deps.storage.secretReveals.takeSecretReveal(hashCredential(input.sessionId), input.applicationId, deps.clock.now());
   return sealed === undefined ? undefined : unseal(sealed, input.sessionId, context(input.applicationId));

@@ -38,7 +38,10 @@ export interface UserStore {
 }
 
 export interface ApplicationStore {
-  createApplication(input: NewApplication, now: number, event: (application: Application) => NewAuditEvent): Promise<Application>;
+  /** With `reveal`, the new secret is held for its one showing in the same transaction. */
+  createApplication(
+    input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
+  ): Promise<Application>;
   findApplicationByClientId(clientId: string): Promise<Application | undefined>;
   findApplicationById(id: number): Promise<Application | undefined>;
   listApplicationsOwnedBy(ownerId: number): Promise<Application[]>;
@@ -46,8 +49,12 @@ export interface ApplicationStore {
   updateApplication(
     id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined>;
-  /** The old secret stops working the moment this returns true. False (nothing recorded): no such application. */
-  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
+  /**
+   * The old secret stops working the moment this returns true. False (nothing recorded): no
+   * such application. With `reveal`, the new secret is held for its one showing in the same
+   * transaction, so the old one never dies without the new one being there to show.
+   */
+  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean>;
   /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean>;
 }
@@ -217,9 +224,11 @@ export interface SecretReveal {
   expiresAt: number;
 }
 
+/**
+ * Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash;
+ * one held for a session and application replaces any already waiting for them.
+ */
 export interface SecretRevealStore {
-  /** Replaces any secret already waiting for this session and application. */
-  holdSecretReveal(reveal: SecretReveal, now: number): Promise<void>;
   /** Deletes and returns the sealed secret in one statement, so it is handed out at most once. */
   takeSecretReveal(sessionIdHash: string, applicationId: number, now: number): Promise<string | undefined>;
 }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as accounts from '../../accounts/applications.ts';
 import { AccountError } from '../../accounts/errors.ts';
-import { holdSecretForReveal, takeSecretToReveal } from '../../accounts/secret-reveals.ts';
+import { revealTo, takeSecretToReveal } from '../../accounts/secret-reveals.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RandomSource } from '../../platform/random.ts';
@@ -106,9 +106,8 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
     }
   }
 
-  async function revealOnNextPage(request: FastifyRequest, registered: accounts.RegisteredApplication) {
-    await holdSecretForReveal(deps, { sessionId: sessionId(request), applicationId: registered.application.id, secret: registered.clientSecret });
-  }
+  /** The new secret waits, sealed, for the page the POST redirects to (DESIGN §2: 303 after every POST). */
+  const revealOnNextPage = (request: FastifyRequest) => revealTo(deps, sessionId(request));
 
   app.get(BASE, options, async (request, reply) => {
     const applications = await deps.storage.applications.listApplicationsOwnedBy(request.signedIn!.user.id);
@@ -125,8 +124,9 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
     if (settings === undefined) {
       return sendPage(reply, renderApplicationForm({ user: pageUser(request.signedIn!), values: formValues(body), errors }), 422);
     }
-    const registered = await accounts.registerApplication(deps, { ...settings, ownerId: request.signedIn!.user.id, ip: request.ip });
-    await revealOnNextPage(request, registered);
+    const registered = await accounts.registerApplication(
+      deps, { ...settings, ownerId: request.signedIn!.user.id, ip: request.ip }, revealOnNextPage(request),
+    );
     return reply.redirect(`${BASE}/${registered.application.id}`, 303);
   });
 
@@ -165,7 +165,7 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
   app.post(`${BASE}/:id/rotate-secret`, options, async (request, reply) => {
     await verifiedForm(request, deps.sessions);
     const application = await ownedApplication(request);
-    await revealOnNextPage(request, await accounts.rotateApplicationSecret(deps, application, request.ip));
+    await accounts.rotateApplicationSecret(deps, application, request.ip, revealOnNextPage(request));
     return reply.redirect(`${BASE}/${application.id}`, 303);
   });
 

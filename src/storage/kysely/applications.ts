@@ -1,10 +1,11 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
 import type { ApplicationRow, ApplicationsTable, Database, StorageKind } from '../schema.ts';
-import type { ApplicationStore } from '../stores.ts';
+import type { ApplicationStore, SecretReveal } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { holdSecretReveal } from './secret-reveals.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
@@ -44,7 +45,9 @@ export class KyselyApplicationStore implements ApplicationStore {
     db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId));
   }
 
-  createApplication(input: NewApplication, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
+  createApplication(
+    input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
+  ): Promise<Application> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('applications').values({
         owner_id: input.ownerId,
@@ -60,6 +63,7 @@ export class KyselyApplicationStore implements ApplicationStore {
       }).returningAll().executeTakeFirstOrThrow();
       const application = toApplication(row);
       await writeAuditEvent(trx, event(application));
+      if (reveal !== undefined) await holdSecretReveal(trx, reveal(application), now);
       return application;
     });
   }
@@ -99,13 +103,15 @@ export class KyselyApplicationStore implements ApplicationStore {
     });
   }
 
-  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent): Promise<boolean> {
+  replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx.updateTable('applications')
         .set({ secret_hash: secretHash, updated_at: now })
         .where('id', '=', id)
         .executeTakeFirst();
-      return recordIfChanged(trx, result, event);
+      const replaced = await recordIfChanged(trx, result, event);
+      if (replaced && reveal !== undefined) await holdSecretReveal(trx, reveal, now);
+      return replaced;
     });
   }
 

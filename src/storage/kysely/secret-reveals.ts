@@ -1,26 +1,28 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { SecretReveal, SecretRevealStore } from '../stores.ts';
 
+/**
+ * Holds a secret for its one showing, in the transaction that stores the secret's hash
+ * (KyselyApplicationStore): the two are written together or not at all.
+ */
+export async function holdSecretReveal(trx: Transaction<Database>, reveal: SecretReveal, now: number): Promise<void> {
+  // Unread secrets die at expiry; clearing them here keeps the table as small as its use.
+  await trx.deleteFrom('secret_reveals').where('expires_at', '<=', now).execute();
+  await trx.insertInto('secret_reveals')
+    .values({
+      session_id_hash: reveal.sessionIdHash,
+      application_id: reveal.applicationId,
+      sealed_secret: reveal.sealedSecret,
+      expires_at: reveal.expiresAt,
+    })
+    .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
+      .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
+    .execute();
+}
+
 export class KyselySecretRevealStore implements SecretRevealStore {
   constructor(private readonly db: Kysely<Database>) {}
-
-  async holdSecretReveal(reveal: SecretReveal, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      // Unread secrets die at expiry; clearing them here keeps the table as small as its use.
-      await trx.deleteFrom('secret_reveals').where('expires_at', '<=', now).execute();
-      await trx.insertInto('secret_reveals')
-        .values({
-          session_id_hash: reveal.sessionIdHash,
-          application_id: reveal.applicationId,
-          sealed_secret: reveal.sealedSecret,
-          expires_at: reveal.expiresAt,
-        })
-        .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
-          .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
-        .execute();
-    });
-  }
 
   async takeSecretReveal(sessionIdHash: string, applicationId: number, now: number): Promise<string | undefined> {
     const row = await this.db.deleteFrom('secret_reveals')

@@ -5,12 +5,18 @@
 // refresh load has), each batch the look-ups of the tokens it rotates, then one
 // transaction of each refresh's statements (the access token's insert, which finds
 // its grant live, the rotation, the refresh token's insert, the audit event, and
-// the grant's last use once a second), committed with synchronous=FULL. Prints what
+// the grant's last use once a second), committed with synchronous=FULL (unless `normal`). Prints what
 // a refresh spends in each part. Each variant NAME=CHANGE,... has a database of its
 // own with those changes made (NAME= makes none), which prices them: an index's
-// name drops it, `without-rowid` makes the two token tables WITHOUT ROWID ones. The
-// variants' batches interleave, a hundred at a time, as the machine's speed drifts:
+// name drops it, `without-rowid` makes the two token tables WITHOUT ROWID ones,
+// `normal` commits under synchronous=NORMAL, as the server's group commit does
+// (its fsync then runs on the thread pool, not timed here: sqlite-dialect.ts), and
+// `autocheckpoint=N` checkpoints the WAL at N pages instead of the server's
+// WAL_AUTOCHECKPOINT_PAGES. The commit is shown as its median, its mean (which the
+// checkpoints, a commit in tens, move) and its longest. The variants' batches
+// interleave, a hundred at a time, as the machine's speed drifts:
 //   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant clustered=without-rowid
+//   node --import tsx bench/sqlite-writes.ts --batches 3000 shipped=normal default=normal,autocheckpoint=1000
 // The statements are written here as Folio's compile them (token-writes.ts), not
 // through Folio's code, so that the database's own cost is what is timed.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +27,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { cryptoRandom } from '../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
 import { createSqliteKysely } from '../src/storage/dialects.ts';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../src/storage/sqlite-dialect.ts';
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
 import { LAST_USE_RESOLUTION_MS } from '../src/storage/kysely/token-writes.ts';
 import { median } from './report.ts';
@@ -36,11 +43,20 @@ const { values: args, positionals } = parseArgs({
 });
 const [tokens, batches, batchSize, chainCount] = [args.tokens, args.batches, args.batch, args.chains].map(Number) as [number, number, number, number];
 const WITHOUT_ROWID = 'without-rowid';
+const NORMAL = 'normal';
+const AUTOCHECKPOINT = /^autocheckpoint=(\d+)$/;
 const variants = (positionals.length > 0 ? positionals : ['shipped=']).map((word) => {
   const [name, changes] = word.split(/=(.*)/s) as [string, string | undefined];
   if (!name || changes === undefined) throw new Error(`a variant is NAME=CHANGE,... (NAME= makes none), got ${word}`);
   const words = changes.split(',').filter(Boolean);
-  return { name, withoutRowid: words.includes(WITHOUT_ROWID), dropped: words.filter((change) => change !== WITHOUT_ROWID) };
+  const autocheckpoint = words.map((change) => AUTOCHECKPOINT.exec(change)?.[1]).find((pages) => pages !== undefined);
+  return {
+    name,
+    withoutRowid: words.includes(WITHOUT_ROWID),
+    synchronous: words.includes(NORMAL) ? 'NORMAL' : 'FULL',
+    autocheckpoint: autocheckpoint === undefined ? WAL_AUTOCHECKPOINT_PAGES : Number(autocheckpoint),
+    dropped: words.filter((change) => change !== WITHOUT_ROWID && change !== NORMAL && !AUTOCHECKPOINT.test(change)),
+  };
 });
 const INTERLEAVE = 100;
 
@@ -65,8 +81,9 @@ async function preparedDatabase(file: string, variant: (typeof variants)[number]
   const db = new SqliteDatabase(file);
   if (variant.withoutRowid) rebuildTokenTablesWithoutRowid(db);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${variant.synchronous}`);
   db.pragma('cache_size = -4000');
+  db.pragma(`wal_autocheckpoint = ${variant.autocheckpoint}`);
 
   const now = Date.now();
   const owner = db.prepare(`insert into users (email, name, password_hash, created_at, updated_at) values ('bench@folio.test', 'Bench', 'unused', ?, ?)`).run(now, now);
@@ -151,11 +168,15 @@ try {
   }
   for (const database of databases) database.close();
   const shown = (values: number[]) => median(values).toFixed(1).padStart(6);
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   process.stdout.write(`a refresh's database side, medians of ${batches} batches of ${batchSize} over ${chainCount} chains, ${tokens} refresh tokens before (two credentials made and hashed counted with the statements):\n`);
   variants.forEach((variant, index) => {
     const { lookUp, statements, commit } = costs[index]!;
+    const longestCommitMs = Math.max(...commit) * batchSize / 1000;
     process.stdout.write(`${variant.name.padEnd(12)} look-up ${shown(lookUp)} µs  statements ${shown(statements)} µs  share of the commit ${shown(commit)} µs`
+      + ` (mean ${mean(commit).toFixed(1)} µs, longest commit ${longestCommitMs.toFixed(1)} ms)`
       + `  total ${median(lookUp.map((value, batch) => value + statements[batch]! + commit[batch]!)).toFixed(1).padStart(6)} µs`
+      + `  [synchronous=${variant.synchronous}, checkpoint at ${variant.autocheckpoint} pages]`
       + `${variant.dropped.length > 0 ? `  (dropped: ${variant.dropped.join(', ')})` : ''}${variant.withoutRowid ? '  (token tables without rowid)' : ''}\n`);
   });
 } finally {

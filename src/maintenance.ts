@@ -43,9 +43,9 @@ const PURGE_SHARE = {
 const PURGE_IDLE_SHARE = 0.25;
 
 /**
- * A purge batch's own work takes milliseconds: on SQLite 2.2 ms median and 43 ms at
+ * A purge batch's own work takes milliseconds: on SQLite 2.9 ms median and 100 ms at
  * most, with a WAL checkpoint, among a million dead tokens (`bench/purge-batches.ts`,
- * README, Durability), which under load rests 86 ms and a second. A batch that took
+ * README, Durability), which under load rests 113 ms and a second. A batch that took
  * seconds spent them waiting, on SQLite for another process's write lock on the file
  * (up to busy_timeout, 5 s): that held the event loop once and will not again, yet
  * the purge, at a twentieth then, rested nineteen times as long, a minute and a

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/storage/sqlite-dialect.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { StorageUnavailableError } from '../../src/storage/stores.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
@@ -146,6 +147,33 @@ describe('SQLite connection settings', () => {
     const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
     assert.deepEqual(rows, [{ cache_size: -4000 }]);
     await db.destroy();
+  });
+
+  it('checkpoints the WAL only once it holds WAL_AUTOCHECKPOINT_PAGES pages, not at SQLite\'s 1,000', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'folio-checkpoint-'));
+    const db = createSqliteKysely(join(directory, 'checkpoint.db'));
+    try {
+      await sql`create table filler (page blob not null)`.execute(db);
+      // A row of 3,000 bytes takes a page of its own (4,096 bytes), so a transaction
+      // inserting `pages` of them writes about as many frames to the WAL.
+      const fill = (pages: number) => sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${pages})
+        insert into filler (page) select zeroblob(3000) from n`.execute(db);
+      // A checkpoint that copied every frame back lets the next writer start the WAL
+      // over: the frames it holds after one more small commit tell whether one ran.
+      const framesAfterNextCommit = async () => {
+        await sql`insert into filler (page) values (zeroblob(1))`.execute(db);
+        const { rows } = await sql<{ log: number }>`pragma wal_checkpoint(passive)`.execute(db);
+        return rows[0]!.log;
+      };
+      await fill(1500);
+      assert.ok(await framesAfterNextCommit() > 1500, 'past 1,000 pages the WAL is kept');
+      // That call's checkpoint copied everything back: the WAL starts over with the next commit.
+      await fill(WAL_AUTOCHECKPOINT_PAGES + 100);
+      assert.ok(await framesAfterNextCommit() < 10, `past ${WAL_AUTOCHECKPOINT_PAGES} pages the commit checkpoints`);
+    } finally {
+      await db.destroy();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

@@ -158,11 +158,14 @@ describe('group commit on a SQLite file', () => {
 
   it('keeps syncing the same WAL file after checkpoints start it over', async () => {
     const inTransaction = groupCommit(db);
+    // Checkpoints at SQLite's default rather than the server's WAL_AUTOCHECKPOINT_PAGES,
+    // so that a few megabytes of writes bring several.
+    await sql`pragma wal_autocheckpoint = 1000`.execute(db);
     const padding = 'x'.repeat(2000);
     const writeMany = (from: number) => Promise.all(Array.from({ length: 500 }, (_, index) => inTransaction(addingUser(db, `u${from + index}@example.test`, padding))));
     await writeMany(0);
     const wal = statSync(`${filename}-wal`);
-    // 1,000 pages (SQLite's automatic checkpoint) is about 4 MB: these writes pass it more than once.
+    // 1,000 pages is about 4 MB: these writes pass it more than once.
     for (let from = 500; from < 4000; from += 500) await writeMany(from);
     const after = statSync(`${filename}-wal`);
     assert.equal(after.ino, wal.ino, 'the WAL is restarted in place, not replaced');

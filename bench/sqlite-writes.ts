@@ -16,7 +16,7 @@
 // checkpoints, a commit in tens, move) and its longest. The variants' batches
 // interleave, a hundred at a time, as the machine's speed drifts:
 //   node --import tsx bench/sqlite-writes.ts [--tokens N] [--batches N] [--batch N] [--chains N] shipped= grants=access_tokens_grant,refresh_tokens_grant clustered=without-rowid
-//   node --import tsx bench/sqlite-writes.ts --batches 3000 shipped=normal default=normal,autocheckpoint=1000
+//   node --import tsx bench/sqlite-writes.ts --batches 3000 shipped=normal default=normal,autocheckpoint=1000 none=normal,autocheckpoint=0
 // The statements are written here as Folio's compile them (token-writes.ts), not
 // through Folio's code, so that the database's own cost is what is timed.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,10 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow, Database, StorageKind } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { lookingUpInBatches } from './lookup-batches.ts';
-import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
+import { lookingUpByKey } from './lookup-batches.ts';
+import { type PreparedQuery, everyColumn } from './prepared.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
@@ -30,11 +30,8 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
 
   constructor(private readonly db: Kysely<Database>, kind: StorageKind) {
-    this.selectCode = kind === 'postgres'
-      ? lookingUpInBatches(prepared(db, (codeHashes: string[]) =>
-        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', sql<string>`any(${codeHashes}::text[])`)), (row) => row.code_hash)
-      : prepared(db, (codeHash: string) =>
-        db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash));
+    this.selectCode = lookingUpByKey(db, kind, (codeHash) =>
+      db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash), (row) => row.code_hash);
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {

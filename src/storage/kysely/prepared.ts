@@ -8,7 +8,7 @@ export type PreparedQuery<Row, Args extends unknown[]> = (...args: Args) => Prom
 /** Runs on the executor given at each call: the database, or a transaction. */
 export type PreparedStatement<Args extends unknown[], Row = unknown> = (executor: StatementExecutor, ...args: Args) => Promise<QueryResult<Row>>;
 
-interface Compilable<Row> {
+export interface Compilable<Row> {
   compile(): CompiledQuery<Row>;
 }
 

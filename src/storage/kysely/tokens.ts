@@ -1,9 +1,9 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
-import { lookingUpInBatches } from './lookup-batches.ts';
+import { lookingUpByKey } from './lookup-batches.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { scopeFromColumn } from './columns.ts';
 import type { TokenIssue } from './token-writes.ts';
@@ -49,11 +49,8 @@ export class KyselyTokenStore implements TokenStore {
   ) {
     this.selectAccessToken = prepared(db, (tokenHash: string) =>
     db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
-    this.selectRefreshToken = kind === 'postgres'
-      ? lookingUpInBatches(prepared(db, (tokenHashes: string[]) =>
-        db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', sql<string>`any(${tokenHashes}::text[])`)), (row) => row.token_hash)
-      : prepared(db, (tokenHash: string) =>
-        db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
+    this.selectRefreshToken = lookingUpByKey(db, kind, (tokenHash) =>
+      db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', tokenHash), (row) => row.token_hash);
   }
 
   saveTokens(tokens: IssuedTokens): Promise<boolean> {

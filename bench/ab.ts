@@ -18,6 +18,10 @@
 // (each migrates its own copy at start, and a build refuses a newer one's database).
 // NODE_FLAGS=... among a variant's settings replaces the production command's node flags (space-separated), e.g.
 //   semi4=dist:NODE_FLAGS=--max-semi-space-size=4 --heap-growing-percent=50
+// DROP_INDEXES=a+b (with --own-databases) drops those indexes from the variant's copy before
+// it starts: what an index costs, measured without a one-off build (and without the
+// correctness it gives: a look-up it served then scans), e.g.
+//   nogrants=dist:DROP_INDEXES=access_tokens_grant+refresh_tokens_grant
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves);
 // for client_credentials, NAME=@oidc runs its node-oidc-provider.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
@@ -96,6 +100,10 @@ try {
     const variantDb = !args['own-databases'] ? db
       : postgresDatabase === undefined ? await db.copyTo(join(work, `${variants.length}.db`))
         : await db.copyAs(adminUrl!, `${postgresDatabase.name}_${variants.length}`);
+    if (variant.dropIndexes !== undefined) {
+      if (!args['own-databases']) throw new Error(`${variant.name}: DROP_INDEXES needs --own-databases, or every variant would lose the indexes`);
+      await variantDb.dropIndexes(variant.dropIndexes);
+    }
     const bodyFile = join(work, 'body.json');
     if (variant.dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = variantArgv(variant, port, variantDb.url, bodyFile);

@@ -242,6 +242,18 @@ export class BenchDatabase {
     return copy;
   }
 
+  /** Drops the named indexes: a one-off schema for measuring what they cost, never one to serve. */
+  async dropIndexes(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const existing = this.kind === 'sqlite'
+        ? sql`select 1 from sqlite_master where type = 'index' and name = ${name}`
+        : sql`select 1 from pg_indexes where indexname = ${name}`;
+      // A misspelt name would otherwise measure the schema unchanged.
+      if ((await existing.execute(this.db)).rows.length === 0) throw new Error(`no index ${name} in ${this.url}`);
+      await sql`drop index ${sql.id(name)}`.execute(this.db);
+    }
+  }
+
   close(): Promise<void> {
     return this.storage.close();
   }

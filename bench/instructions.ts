@@ -36,7 +36,7 @@ import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, startServer } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, refuseDroppedIndexes, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -67,6 +67,7 @@ const db = BenchDatabase.open(postgresDatabase?.url ?? join(work, 'bench.db'));
 const fixtures = await db.prepare();
 const bodyFile = join(work, 'body.json');
 const variants = positionals.map(parseVariant);
+refuseDroppedIndexes(variants, 'bench/instructions.ts');
 
 interface Request { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }
 

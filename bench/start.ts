@@ -15,7 +15,7 @@ import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, startServer } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, parseVariant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, parseVariant, refuseDroppedIndexes, variantArgv, variantEnv } from './variants.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -25,6 +25,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 const variants = positionals.map(parseVariant);
+refuseDroppedIndexes(variants, 'bench/start.ts');
 if (variants.length === 0) throw new Error('name at least one build: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (variants.some(isBaseline)) throw new Error('only builds of Folio start here, not @bare, @floor or @oidc');
 

@@ -12,14 +12,26 @@ export interface Variant {
   env: Record<string, string>;
   /** NODE_FLAGS=... among the settings: replaces the production command's node flags. */
   nodeFlags: string[] | undefined;
+  /**
+   * DROP_INDEXES=a+b among the settings: indexes dropped from the variant's own copy of
+   * the database before it starts (bench/ab.ts --own-databases only), to measure what
+   * an index costs without a one-off build.
+   */
+  dropIndexes: string[] | undefined;
 }
 
 export function parseVariant(word: string): Variant {
   const [name, rest] = word.split(/=(.*)/s) as [string, string | undefined];
   if (!name || !rest) throw new Error(`a variant is NAME=DIST_DIR[:ENV=VALUE,...], got ${word}`);
   const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
-  const { NODE_FLAGS: nodeFlags, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
-  return { name, dist, env, nodeFlags: nodeFlags?.split(' ').filter(Boolean) };
+  const { NODE_FLAGS: nodeFlags, DROP_INDEXES: dropIndexes, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
+  return { name, dist, env, nodeFlags: nodeFlags?.split(' ').filter(Boolean), dropIndexes: dropIndexes?.split('+').filter(Boolean) };
+}
+
+/** For the tools that serve every variant one database: DROP_INDEXES would reach them all. */
+export function refuseDroppedIndexes(variants: readonly Variant[], tool: string): void {
+  const dropping = variants.find((variant) => variant.dropIndexes !== undefined);
+  if (dropping) throw new Error(`${dropping.name}: DROP_INDEXES needs a database of its own, which ${tool} does not give; use bench/ab.ts --own-databases`);
 }
 
 export const isBaseline = (variant: Variant): boolean => variant.dist.startsWith('@');

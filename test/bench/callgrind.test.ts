@@ -69,9 +69,9 @@ describe('callgrind counts', () => {
 describe('variants on the command line', () => {
   it('splits a name, a build and its settings, node flags apart', () => {
     assert.deepEqual(parseVariant('semi=dist:NODE_FLAGS=--max-semi-space-size=4 --expose-gc,FOLIO_LOG_LEVEL=warn'), {
-      name: 'semi', dist: 'dist', env: { FOLIO_LOG_LEVEL: 'warn' }, nodeFlags: ['--max-semi-space-size=4', '--expose-gc'],
+      name: 'semi', dist: 'dist', env: { FOLIO_LOG_LEVEL: 'warn' }, nodeFlags: ['--max-semi-space-size=4', '--expose-gc'], dropIndexes: undefined,
     });
-    assert.deepEqual(parseVariant('bare=@bare'), { name: 'bare', dist: '@bare', env: {}, nodeFlags: undefined });
+    assert.deepEqual(parseVariant('bare=@bare'), { name: 'bare', dist: '@bare', env: {}, nodeFlags: undefined, dropIndexes: undefined });
     assert.throws(() => parseVariant('dist'), /NAME=DIST_DIR/);
   });
 });

@@ -2,7 +2,8 @@
 // (RFC 6749 §5.2, RFC 6750 §3), an HTML page for routes marked `html`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
-import { StorageUnavailableError } from '../storage/stores.ts';
+import { SessionEndedError, StorageUnavailableError } from '../storage/stores.ts';
+import { sendToSignIn } from './page-guard.ts';
 import { presentsBearerCredentials } from './bearer-auth.ts';
 import { renderErrorPage } from '../web/error-page.ts';
 
@@ -68,6 +69,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: O
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    // Signed out (in another tab, say) after the page's guard let the request in: the
+    // write undid itself, and the page answers as its guard would have.
+    if (error instanceof SessionEndedError && request.routeOptions.config?.html) return sendToSignIn(request, reply);
     const oauthError = classifyError(error);
     if (oauthError.status >= 500) request.log.error({ err: oauthError.cause ?? oauthError }, 'request failed');
     return sendError(request, reply, oauthError);

@@ -15,12 +15,15 @@ declare module 'fastify' {
 export function requireSignedIn(sessions: Sessions) {
   return async function guardPage(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const signedIn = await sessions.current(request);
-    if (signedIn === undefined) {
-      const returnTo = request.method === 'GET' ? request.url : '/';
-      return reply.redirect(`/login?${new URLSearchParams({ return_to: returnTo })}`, request.method === 'GET' ? 302 : 303);
-    }
+    if (signedIn === undefined) return sendToSignIn(request, reply);
     request.signedIn = signedIn;
   };
+}
+
+/** To sign-in and back: to the page asked for, or home after a form post, whose form is gone. */
+export function sendToSignIn(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const returnTo = request.method === 'GET' ? request.url : '/';
+  return reply.redirect(`/login?${new URLSearchParams({ return_to: returnTo })}`, request.method === 'GET' ? 302 : 303);
 }
 
 /** The form's fields, once its CSRF token is checked against the session. */

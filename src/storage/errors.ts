@@ -26,6 +26,12 @@ const UNAVAILABLE_MESSAGES = [
   'driver has already been destroyed',
 ];
 
+/** A foreign key refused a row: the row it names is gone. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as DriverError).code : undefined;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 function isUniqueViolation(error: DriverError): boolean {
   return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

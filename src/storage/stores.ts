@@ -15,6 +15,17 @@ export class StorageConflictError extends Error {
   }
 }
 
+/**
+ * Thrown when the browser session a write was for ended (signed out) before the write
+ * committed; the write is undone. Pages answer as to a request without a session.
+ */
+export class SessionEndedError extends Error {
+  constructor() {
+    super('the session ended before the write committed');
+    this.name = 'SessionEndedError';
+  }
+}
+
 /** Thrown when the database cannot be reached or fails; routes answer 503. */
 export class StorageUnavailableError extends Error {
   constructor(cause: unknown) {

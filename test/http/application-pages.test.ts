@@ -2,6 +2,7 @@
 // delete applications; the secret is shown once after a 303 and only its hash is kept.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Application, User } from '../../src/storage/records.ts';
 import {
@@ -53,6 +54,39 @@ describe('API settings pages', () => {
       assert.equal(response.statusCode, 303);
       assert.match(response.headers.location as string, /^\/login\?/);
       assert.deepEqual(await mine(), []);
+    });
+  });
+
+  describe('signed out in another tab while a secret is made', () => {
+    /** Ends this browser's session inside the write, after the page's guard let the POST in. */
+    function signOutDuring(method: 'createApplication' | 'replaceApplicationSecret'): void {
+      const applications = t.storage.applications as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const write = applications[method]!;
+      applications[method] = async (...args) => {
+        await t.storage.sessions.deleteSession(hashCredential(jar[SESSION_COOKIE]!));
+        return write(...args);
+      };
+    }
+
+    it('registers nothing, and sends the browser to sign-in as if it had been signed out first', async () => {
+      signOutDuring('createApplication');
+      const response = await register();
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, `/login?${new URLSearchParams({ return_to: '/' })}`);
+      assert.deepEqual(await mine(), []);
+    });
+
+    it('rotates nothing: the old secret keeps working and no rotation is recorded', async () => {
+      const client = await createClient(t, user);
+      const csrf = await csrfToken(t, jar);
+      signOutDuring('replaceApplicationSecret');
+      const response = await postForm(t, jar, `/settings/applications/${client.application.id}/rotate-secret`, { csrf_token: csrf });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, `/login?${new URLSearchParams({ return_to: '/' })}`);
+      assert.deepEqual(await t.storage.applications.findApplicationById(client.application.id), client.application);
+      const stillWorks = await tokenRequest(t, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
+      assert.equal(stillWorks.statusCode, 200);
+      assert.deepEqual(await t.storage.audit.listEventsForUser(user.id, 10, ['application.secret_rotated']), []);
     });
   });
 

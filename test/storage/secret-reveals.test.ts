@@ -9,7 +9,7 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import type { Storage } from '../../src/storage/stores.ts';
+import { SessionEndedError, type Storage } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, DAY, auditEvent, createApplication, createUser } from './fixtures.ts';
 
@@ -93,12 +93,12 @@ describeStorageContract('secret reveals', (target) => {
 
     await assert.rejects(storage.applications.replaceApplicationSecret(
       application.id, hashCredential('folio_cs_lost'), T0 + 1, auditEvent('application.secret_rotated'), signedOut(application.id, 'folio_cs_lost'),
-    ));
+    ), SessionEndedError);
     assert.deepEqual(await storage.applications.findApplicationById(application.id), application);
 
     await assert.rejects(storage.applications.createApplication(
       { ...application, clientId: 'never-made' }, T0, () => auditEvent('application.created'), (created) => signedOut(created.id, 'folio_cs_never'),
-    ));
+    ), SessionEndedError);
     assert.equal(await storage.applications.findApplicationByClientId('never-made'), undefined);
     assert.deepEqual((await db.selectFrom('audit_events').select('type').execute()).map((row) => row.type), ['user.created', 'application.created']);
 

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
-import type { SecretReveal, SecretRevealStore } from '../stores.ts';
+import { isForeignKeyViolation } from '../errors.ts';
+import { type SecretReveal, type SecretRevealStore, SessionEndedError } from '../stores.ts';
 
 /**
  * Holds a secret for its one showing, in the transaction that stores the secret's hash
@@ -9,16 +10,23 @@ import type { SecretReveal, SecretRevealStore } from '../stores.ts';
 export async function holdSecretReveal(trx: Transaction<Database>, reveal: SecretReveal, now: number): Promise<void> {
   // Unread secrets die at expiry; clearing them here keeps the table as small as its use.
   await trx.deleteFrom('secret_reveals').where('expires_at', '<=', now).execute();
-  await trx.insertInto('secret_reveals')
-    .values({
-      session_id_hash: reveal.sessionIdHash,
-      application_id: reveal.applicationId,
-      sealed_secret: reveal.sealedSecret,
-      expires_at: reveal.expiresAt,
-    })
-    .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
-      .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
-    .execute();
+  try {
+    await trx.insertInto('secret_reveals')
+      .values({
+        session_id_hash: reveal.sessionIdHash,
+        application_id: reveal.applicationId,
+        sealed_secret: reveal.sealedSecret,
+        expires_at: reveal.expiresAt,
+      })
+      .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
+        .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
+      .execute();
+  } catch (error) {
+    // Of the row's two parents, the application is this transaction's own write: the
+    // session is what went, signed out between the page's guard and this write.
+    if (isForeignKeyViolation(error)) throw new SessionEndedError();
+    throw error;
+  }
 }
 
 export class KyselySecretRevealStore implements SecretRevealStore {

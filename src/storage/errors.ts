@@ -1,5 +1,6 @@
-// The one place that turns driver errors into the two storage errors callers act on:
-// a conflict (a unique value already taken) and unavailability (routes answer 503).
+// The one place that reads driver errors: it turns them into the two storage errors
+// callers act on, a conflict (a unique value already taken) and unavailability (routes
+// answer 503), and tells a store when a foreign key refused a row (isForeignKeyViolation).
 import { StorageConflictError, StorageUnavailableError } from './stores.ts';
 
 interface DriverError {

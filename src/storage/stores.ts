@@ -49,7 +49,10 @@ export interface UserStore {
 }
 
 export interface ApplicationStore {
-  /** With `reveal`, the new secret is held for its one showing in the same transaction. */
+  /**
+   * With `reveal`, the new secret is held for its one showing in the same transaction;
+   * SessionEndedError, with nothing written, when the reveal's session is gone.
+   */
   createApplication(
     input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
   ): Promise<Application>;
@@ -63,7 +66,8 @@ export interface ApplicationStore {
   /**
    * The old secret stops working the moment this returns true. False (nothing recorded): no
    * such application. With `reveal`, the new secret is held for its one showing in the same
-   * transaction, so the old one never dies without the new one being there to show.
+   * transaction, so the old one never dies without the new one being there to show;
+   * SessionEndedError, with nothing written, when the reveal's session is gone.
    */
   replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean>;
   /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */

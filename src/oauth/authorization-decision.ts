@@ -3,7 +3,7 @@
 // application and scope; only confidential applications may skip the page
 // (DESIGN §2), since a public client's identity is not proven by its redirect.
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { AuthorizationCodeStore, ConsentStore, GrantStore } from '../storage/stores.ts';
+import { ApplicationGoneError, type AuthorizationCodeStore, type ConsentStore, type GrantStore } from '../storage/stores.ts';
 import type { AuthorizationRequest } from './authorize.ts';
 import { OAuthError, type OAuthErrorCode } from './errors.ts';
 import { lifetimes } from './lifetimes.ts';
@@ -43,7 +43,7 @@ export async function decideAuthorization(
     if (request.prompt.none) throw errorForRequest(request, 'consent_required', 'The user has not approved this application');
     return { step: 'consent' };
   }
-  return { step: 'redirect', location: await issueCode(request, userId, deps) };
+  return { step: 'redirect', location: await whileRegistered(() => issueCode(request, userId, deps)) };
 }
 
 /** The request's parameters with prompt=login and prompt_login removed: where sign-in returns to. */
@@ -70,8 +70,10 @@ export async function answerConsent(
     if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { error: 'access_denied' });
     return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);
   }
-  await deps.consents.rememberConsent(userId, request.application.id, request.scope, now, { type: 'consent.granted', ...event });
-  return issueCode(request, userId, deps);
+  return whileRegistered(async () => {
+    await deps.consents.rememberConsent(userId, request.application.id, request.scope, now, { type: 'consent.granted', ...event });
+    return issueCode(request, userId, deps);
+  });
 }
 
 /** The redirect for an error whose redirect URI is verified (OAuthError.redirectTo set). */
@@ -90,6 +92,20 @@ export function errorForRequest(request: AuthorizationRequest, code: OAuthErrorC
   const error = new OAuthError(code, description);
   if (request.redirectUri === OOB_REDIRECT_URI) return error;
   return error.withRedirect({ redirectUri: request.redirectUri, state: request.state });
+}
+
+/**
+ * The application was deleted after its request was verified: its client_id is no
+ * longer valid nor its redirect URI registered, so the error is shown to the user and
+ * the browser goes nowhere (RFC 6749 §4.1.2.1), as for an unknown client_id.
+ */
+async function whileRegistered<T>(answer: () => Promise<T>): Promise<T> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof ApplicationGoneError) throw new OAuthError('invalid_request', 'The application was deleted by its developer');
+    throw error;
+  }
 }
 
 async function needsConsent(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<boolean> {

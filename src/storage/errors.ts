@@ -1,7 +1,8 @@
 // The one place that reads driver errors: it turns them into the two storage errors
 // callers act on, a conflict (a unique value already taken) and unavailability (routes
-// answer 503), and tells a store when a foreign key refused a row (isForeignKeyViolation).
-import { StorageConflictError, StorageUnavailableError } from './stores.ts';
+// answer 503), and tells a store when a foreign key refused a row (isForeignKeyViolation,
+// unlessApplicationGone).
+import { ApplicationGoneError, StorageConflictError, StorageUnavailableError } from './stores.ts';
 
 interface DriverError {
   code?: unknown;
@@ -31,6 +32,20 @@ const UNAVAILABLE_MESSAGES = [
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as DriverError).code : undefined;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/**
+ * Runs `write`, turning a foreign key's refusal into ApplicationGoneError. Only for
+ * rows whose parents can go only with an application: users are never deleted, and
+ * grants (and their consents and codes) go in the cascade from their application.
+ */
+export async function unlessApplicationGone<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw new ApplicationGoneError();
+    throw error;
+  }
 }
 
 function isUniqueViolation(error: DriverError): boolean {

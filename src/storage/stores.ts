@@ -26,6 +26,19 @@ export class SessionEndedError extends Error {
   }
 }
 
+/**
+ * Thrown when the application a write names was deleted (by its owner, in another
+ * tab) after the request naming it was verified and before the write committed;
+ * nothing is written. Its redirect URI is no longer registered, so the
+ * authorization endpoint shows an error page instead of going there.
+ */
+export class ApplicationGoneError extends Error {
+  constructor() {
+    super('the application was deleted before the write committed');
+    this.name = 'ApplicationGoneError';
+  }
+}
+
 /** Thrown when the database cannot be reached or fails; routes answer 503. */
 export class StorageUnavailableError extends Error {
   constructor(cause: unknown) {
@@ -75,7 +88,10 @@ export interface ApplicationStore {
 }
 
 export interface GrantStore {
-  /** The live grant of this user for this application, created if there is none. */
+  /**
+   * The live grant of this user for this application, created if there is none.
+   * Throws ApplicationGoneError when the application no longer exists.
+   */
   findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant>;
   findGrant(id: number): Promise<Grant | undefined>;
   /**
@@ -98,6 +114,7 @@ export interface GrantStore {
 }
 
 export interface AuthorizationCodeStore {
+  /** Throws ApplicationGoneError, with nothing saved, when the code's application (and so its grant) is gone. */
   saveAuthorizationCode(code: AuthorizationCode): Promise<void>;
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined>;
 }
@@ -161,7 +178,10 @@ export interface SessionStore {
 
 export interface ConsentStore {
   findConsent(userId: number, applicationId: number): Promise<Consent | undefined>;
-  /** Replaces any earlier consent: the latest answer is the one remembered. */
+  /**
+   * Replaces any earlier consent: the latest answer is the one remembered. Throws
+   * ApplicationGoneError, with nothing written, when the application no longer exists.
+   */
   rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void>;
   /** A denial: withdraws any earlier consent. */
   forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void>;

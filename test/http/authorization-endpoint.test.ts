@@ -48,6 +48,17 @@ async function signInReturningTo(t: TestApp, email: string, returnTo: string, ja
   return response;
 }
 
+/** The application's developer deletes it (in another tab) just before the store's `method` writes. */
+function deleteApplicationDuring<S extends object>(t: TestApp, client: TestClient, store: S, method: keyof S & string): void {
+  const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const write = methods[method]!.bind(store);
+  methods[method] = async (...args) => {
+    const { id, ownerId } = client.application;
+    await t.storage.applications.deleteApplication(id, ownerId, { type: 'application.deleted', userId: ownerId, applicationId: id, ip: null, detail: {}, createdAt: Date.now() });
+    return write(...args);
+  };
+}
+
 function assertErrorPage(response: { statusCode: number; headers: Record<string, unknown>; body: string }, description: RegExp) {
   assert.equal(response.statusCode, 400);
   assert.match(String(response.headers['content-type']), /^text\/html/);
@@ -446,6 +457,16 @@ describe('authorization endpoint', () => {
       assert.equal(location.searchParams.get('iss'), ISSUER);
     });
 
+    it('an application deleted while its code was being issued: an error page, not a redirect to its URI', async () => {
+      const client = await createClient(t, await createUser(t));
+      const user = await createUser(t);
+      const jar = await signIn(t, user);
+      await approve(t, jar, authorizeUrl(client));
+      deleteApplicationDuring(t, client, t.storage.codes, 'saveAuthorizationCode');
+      assertErrorPage(await get(t, authorizeUrl(client), jar), /deleted by its developer/);
+      assert.deepEqual(await t.storage.grants.listConnectedApplications(user.id), []);
+    });
+
     it('a remembered consent belongs to the user who gave it', async () => {
       const client = await createClient(t, await createUser(t));
       await approve(t, await signIn(t, await createUser(t)), authorizeUrl(client));
@@ -598,6 +619,17 @@ describe('authorization endpoint', () => {
         assert.equal(event.applicationId, client.application.id);
         assert.equal(event.detail.scope, 'read');
       }
+    });
+
+    // RFC 6749 §4.1.2.1: a client_id no longer valid gets a page, never a redirect to its URI.
+    it('an application deleted by its developer while the user approved it: an error page, no redirect, nothing granted', async () => {
+      const client = await createClient(t, await createUser(t));
+      const { user, jar, fields } = await consentPage(client);
+      deleteApplicationDuring(t, client, t.storage.consents, 'rememberConsent');
+      const response = await postConsent(t, jar, { ...fields, decision: 'approve' });
+      assertErrorPage(response, /deleted by its developer/);
+      await assertNothingGranted(user.id, client.application.id);
+      assert.deepEqual(await t.storage.grants.listConnectedApplications(user.id), []);
     });
   });
 });

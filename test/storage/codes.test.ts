@@ -1,8 +1,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
+import { ApplicationGoneError } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, codeFor, createGrant, rawToken, revokeGrant, tokenPairFor } from './fixtures.ts';
+import { T0, MINUTE, codeFor, createGrant, deleteApplication, rawToken, revokeGrant, tokenPairFor } from './fixtures.ts';
 
 describeStorageContract('authorization codes', (target) => {
   it('redeems a code once, saving its tokens with it; a later redemption fails and writes nothing', async () => {
@@ -32,6 +33,15 @@ describeStorageContract('authorization codes', (target) => {
     assert.equal(outcomes.filter(Boolean).length, 1);
     assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 1);
     assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').execute()).length, 1);
+  });
+
+  it('refuses a code whose application (and so grant) was deleted since its request was read', async () => {
+    const { storage } = target();
+    const { application, grant } = await createGrant(storage);
+    await deleteApplication(storage, application);
+    const code = codeFor(grant);
+    await assert.rejects(storage.codes.saveAuthorizationCode(code), ApplicationGoneError);
+    assert.equal(await storage.codes.findAuthorizationCode(code.codeHash), undefined);
   });
 
   it('redeems nothing for a code whose grant is revoked, or an unknown code', async () => {

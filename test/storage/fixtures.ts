@@ -1,4 +1,5 @@
 // Small builders for contract tests: each returns records that satisfy every foreign key.
+import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type {
   AccessToken, Application, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
@@ -40,6 +41,11 @@ export function createApplication(storage: Storage, owner: User, name = 'Budget 
     pkceRequired: false,
     scopes: ['read'],
   }, T0, () => auditEvent('application.created'));
+}
+
+/** Its owner deletes the application, as the settings page does. */
+export async function deleteApplication(storage: Storage, application: Application): Promise<void> {
+  assert.equal(await storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted')), true);
 }
 
 /** A user who has authorized an application owned by someone else. */

@@ -1,8 +1,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { ApplicationGoneError } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
 import {
-  T0, MINUTE, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, revokeGrant, tokenPairFor,
+  T0, MINUTE, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, deleteApplication, revokeGrant, tokenPairFor,
 } from './fixtures.ts';
 
 describeStorageContract('grants', (target) => {
@@ -27,6 +28,14 @@ describeStorageContract('grants', (target) => {
     assert.equal(new Set(grants.map((grant) => grant.id)).size, 1);
     const rows = await db.selectFrom('grants').select('id').execute();
     assert.equal(rows.length, 1);
+  });
+
+  it('refuses a grant for an application deleted since its request was read, creating nothing', async () => {
+    const { storage, db } = target();
+    const { user, application } = await createGrant(storage);
+    await deleteApplication(storage, application);
+    await assert.rejects(storage.grants.findOrCreateActiveGrant(user.id, application.id, ['read'], T0 + MINUTE), ApplicationGoneError);
+    assert.deepEqual(await db.selectFrom('grants').select('id').execute(), []);
   });
 
   it('widens a live grant to the union of its scope and the requested one', async () => {

@@ -5,8 +5,9 @@ import { eventsOfUser } from '../../src/storage/kysely/audit.ts';
 import { ACTIVITY_TYPES } from '../../src/web/activity-page.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Session } from '../../src/storage/records.ts';
+import { ApplicationGoneError } from '../../src/storage/stores.ts';
 import { describeStorageContract } from './contract.ts';
-import { T0, MINUTE, DAY, auditEvent, createApplication, createUser } from './fixtures.ts';
+import { T0, MINUTE, DAY, auditEvent, createApplication, createUser, deleteApplication } from './fixtures.ts';
 
 describeStorageContract('sessions', (target) => {
   it('creates, finds, touches and deletes a session by the hash of its id', async () => {
@@ -51,6 +52,18 @@ describeStorageContract('consents', (target) => {
 
     await storage.consents.forgetConsent(user.id, application.id, auditEvent('consent.denied'));
     assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
+  });
+
+  it('refuses consent to an application deleted since its request was read, recording nothing', async () => {
+    const { storage, db } = target();
+    const user = await createUser(storage);
+    const application = await createApplication(storage, await createUser(storage));
+    await deleteApplication(storage, application);
+    const eventsBefore = await db.selectFrom('audit_events').select('type').execute();
+    await assert.rejects(
+      storage.consents.rememberConsent(user.id, application.id, ['read'], T0, auditEvent('consent.granted')), ApplicationGoneError);
+    assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
+    assert.deepEqual(await db.selectFrom('audit_events').select('type').execute(), eventsBefore);
   });
 });
 

@@ -4,6 +4,7 @@ import type { AuthorizationCodeRow, Database, StorageKind } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
 import { lookingUpByKey } from './lookup-batches.ts';
+import { unlessApplicationGone } from '../errors.ts';
 import { type PreparedQuery, everyColumn } from './prepared.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
@@ -35,7 +36,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
-    await this.db.insertInto('authorization_codes')
+    await unlessApplicationGone(() => this.db.insertInto('authorization_codes')
       .values({
         code_hash: code.codeHash,
         grant_id: code.grantId,
@@ -48,7 +49,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
         expires_at: code.expiresAt,
         consumed_at: code.consumedAt,
       })
-      .execute();
+      .execute());
   }
 
   async findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {

@@ -4,6 +4,7 @@ import type { Database } from '../schema.ts';
 import type { ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
+import { unlessApplicationGone } from '../errors.ts';
 
 /** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
 export async function forgetConsentWith(executor: Kysely<Database>, userId: number, applicationId: number): Promise<void> {
@@ -31,14 +32,14 @@ export class KyselyConsentStore implements ConsentStore {
 
   async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {
     const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
-    await this.db.transaction().execute(async (trx) => {
+    await unlessApplicationGone(() => this.db.transaction().execute(async (trx) => {
       await trx.insertInto('consents')
         .values(values)
         .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
           .doUpdateSet({ scope: values.scope, created_at: values.created_at }))
         .execute();
       await writeAuditEvent(trx, event);
-    });
+    }));
   }
 
   async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {

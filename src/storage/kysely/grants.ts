@@ -5,6 +5,7 @@ import type { GrantStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { writeAuditEvent } from './audit.ts';
 import { forgetConsentWith } from './consents.ts';
+import { unlessApplicationGone } from '../errors.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
@@ -58,11 +59,11 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   private insertActive(userId: number, applicationId: number, scope: string[], now: number): Promise<GrantRow | undefined> {
-    return this.db.insertInto('grants')
+    return unlessApplicationGone(() => this.db.insertInto('grants')
       .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
       .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
       .returningAll()
-      .executeTakeFirst();
+      .executeTakeFirst());
   }
 
   async findGrant(id: number): Promise<Grant | undefined> {

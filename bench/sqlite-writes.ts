@@ -117,8 +117,9 @@ async function preparedDatabase(file: string, variant: (typeof variants)[number]
   const lookUp = db.prepare(`select token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash, rotated_at
     from refresh_tokens where token_hash = ?`).raw();
   const rotate = db.prepare('update refresh_tokens set rotated_at = ? where token_hash = ? and rotated_at is null and revoked_at is null');
-  const insertAccess = db.prepare(`insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash)
-    select ?, ?, ?, ?, 'read', ?, ?, null, null where exists (select 1 from grants where id = ? and revoked_at is null)`);
+  // Bound to the refresh token issued beside it, as the server writes it (migration 0010).
+  const insertAccess = db.prepare(`insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at, revoked_at, origin_code_hash, refresh_token_hash)
+    select ?, ?, ?, ?, 'read', ?, ?, null, null, ? where exists (select 1 from grants where id = ? and revoked_at is null)`);
   const touch = db.prepare('update grants set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)');
   const lastUses = new Map<number, number>();
   const insertEvent = db.prepare(`insert into audit_events (type, user_id, application_id, ip, detail, created_at) values ('token.refreshed', ?, ?, '127.0.0.1', ?, ?)`);
@@ -136,9 +137,10 @@ async function preparedDatabase(file: string, variant: (typeof variants)[number]
       begin.run();
       const at = Date.now();
       for (const chain of picked) {
-        insertAccess.run(newHash('accessToken', at), chain.grantId, applicationId, chain.userId, at, at + 1_800_000, chain.grantId);
+        const next = newHash('refreshToken', at);
+        insertAccess.run(newHash('accessToken', at), chain.grantId, applicationId, chain.userId, at, at + 1_800_000, next, chain.grantId);
         rotate.run(at, chain.tokenHash);
-        chain.tokenHash = newHash('refreshToken', at);
+        chain.tokenHash = next;
         insertRefresh.run(chain.tokenHash, chain.grantId, applicationId, chain.userId, at, at + 86_400_000, null);
         insertEvent.run(chain.userId, applicationId, `{"grant_id":${chain.grantId}}`, at);
         // As the server does: a grant's last use written when what it last wrote is a second old.

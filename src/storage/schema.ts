@@ -65,6 +65,11 @@ export interface AccessTokensTable {
   revoked_at: Millis | null;
   /** Migration 0005: the hash of the authorization code the token descends from; null for client_credentials. */
   origin_code_hash: string | null;
+  /**
+   * Migration 0010: the refresh token issued beside this one, whose revocation or
+   * deletion ends it too; null for client_credentials tokens and those issued before.
+   */
+  refresh_token_hash: string | null;
 }
 
 export interface RefreshTokensTable {

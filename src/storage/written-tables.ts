@@ -49,21 +49,30 @@ const UPSERT = /\bon\s+conflict\b[^;]*\bdo\s+update\b/i;
 
 /**
  * Tables whose rows' updates or deletions change no access token or portfolio
- * row, by cascade or trigger: access tokens cascade from grants, applications
- * and users, portfolios from users (migrations 0001), so none of those is here.
+ * row, by cascade or trigger, nor what a look-up makes of them: portfolios
+ * cascade from users (migration 0001), and an access token issued beside a
+ * refresh token is revoked and deleted with it (migration 0010), refresh tokens
+ * cascading from grants, applications and users; so none of those is here.
  */
 const BESIDE_BEARER_READS = new Set([
-  'refresh_tokens', 'authorization_codes', 'consents', 'audit_events', 'sessions', 'login_failures', 'secret_reveals',
+  'authorization_codes', 'consents', 'audit_events', 'sessions', 'login_failures', 'secret_reveals',
 ]);
 
 /** Tables updated without a cascade: no foreign key follows an update (migrations 0001). */
 const UPDATED_BESIDE_BEARER_READS = new Set([...BESIDE_BEARER_READS, 'grants', 'applications', 'users']);
 
 /**
+ * What follows `update refresh_tokens` in a rotation, which sets rotated_at alone:
+ * a rotated refresh token's access tokens stay live. Any other SET list may revoke.
+ */
+const ROTATION_ONLY = /^\s*set\s+"?rotated_at"?\s*=\s*(?:\?|\$\d+)\s+(?:where|from|returning)\b/i;
+
+/**
  * False only when every write in the statement leaves each access token and
  * portfolio row as it was: an insert into any table but portfolios (a new token
  * changes no cached one, and a token not found is never cached), an update of a
- * table they do not come from, a deletion from a table none cascades to. The
+ * table they do not come from (of refresh tokens, a rotation), a deletion from a
+ * table none cascades to. The
  * writes of a token issue, a refresh or a code exchange are all such, so bearer
  * reads are no longer forgotten on each of them; the PostgreSQL triggers that
  * tell other instances follow the same rule (no notice on a token insert,
@@ -72,13 +81,15 @@ const UPDATED_BESIDE_BEARER_READS = new Set([...BESIDE_BEARER_READS, 'grants', '
 export function mayChangeBearerReads(text: string): boolean {
   if (!DATA_WRITE.test(text) || UPSERT.test(text)) return true;
   let targets = 0;
-  for (const [, insert, conflictAction, update, , table, qualified] of text.matchAll(WRITE)) {
+  for (const write of text.matchAll(WRITE)) {
+    const [whole, insert, conflictAction, update, , table, qualified] = write;
     if (qualified !== undefined) return true;
     const name = table!.toLowerCase();
     // SQLite's `insert or replace` deletes the rows it collides with.
     const replaces = insert !== undefined && conflictAction !== undefined && conflictAction.toLowerCase() === 'replace';
     const leavesThem = insert !== undefined && !replaces ? name !== 'portfolios'
       : update !== undefined ? UPDATED_BESIDE_BEARER_READS.has(name)
+        || (name === 'refresh_tokens' && ROTATION_ONLY.test(text.slice(write.index + whole.length)))
       : BESIDE_BEARER_READS.has(name);
     if (!leavesThem) return true;
     targets++;

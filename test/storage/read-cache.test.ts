@@ -18,8 +18,24 @@ import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl } from './contract.ts';
 import {
-  accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, revokeGrant, T0,
+  accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, refreshTokenFor, revokeGrant, T0,
 } from './fixtures.ts';
+import type { Grant } from '../../src/storage/records.ts';
+import type { IssuedTokens } from '../../src/storage/stores.ts';
+
+/**
+ * A token issued alone (client_credentials), or beside a refresh token, to which
+ * it is bound (migration 0010): the one revoked by its own row, the other by its
+ * refresh token's. Both from the code `ORIGIN`, so an authorization's revocation takes them.
+ */
+const KINDS = ['alone', 'bound'] as const;
+type Kind = (typeof KINDS)[number];
+const ORIGIN = hashCredential('folio_ac_origin');
+
+function issued(kind: Kind, grant: Grant, raw: string): IssuedTokens {
+  const access = { ...accessTokenFor(grant, raw, T0), originCodeHash: ORIGIN };
+  return kind === 'alone' ? { access } : { access, refresh: { ...refreshTokenFor(grant, rawToken('rt'), T0), originCodeHash: ORIGIN } };
+}
 
 /** What a bearer request finds (oauth/bearer.ts): the token recalled from memory, or else read. */
 async function lookedUp(storage: OpenedStorage, hash: string) {
@@ -133,13 +149,14 @@ describe('bearer reads from memory on a SQLite file', () => {
   beforeEach(() => ({ file, storage } = onAFile));
 
   /** A live token, looked up once so that it is in memory. */
-  async function cachedToken() {
+  async function cachedToken(kind: Kind = 'alone') {
     const fixture = await createGrant(storage);
     const raw = rawToken('at');
-    await storage.tokens.saveTokens({ access: accessTokenFor(fixture.grant, raw, T0) });
+    const tokens = issued(kind, fixture.grant, raw);
+    await storage.tokens.saveTokens(tokens);
     const hash = hashCredential(raw);
     assert.equal((await storage.tokens.findAccessToken(hash))?.revokedAt, null);
-    return { ...fixture, hash, raw };
+    return { ...fixture, hash, raw, tokens };
   }
 
   it('says its reads come from memory until it is closed', async () => {
@@ -167,19 +184,29 @@ describe('bearer reads from memory on a SQLite file', () => {
     assert.equal((await lookedUp(storage, hash))?.revokedAt, T0 + MINUTE);
   });
 
-  it('sees an application disconnected, an authorization revoked and an application deleted', async () => {
-    const disconnected = await cachedToken();
-    await revokeGrant(storage, disconnected.grant.id, T0 + MINUTE);
-    assert.notEqual((await lookedUp(storage, disconnected.hash))?.revokedAt ?? null, null);
+  for (const kind of KINDS) {
+    it(`sees an application disconnected, an authorization revoked and an application deleted (a token issued ${kind})`, async () => {
+      const disconnected = await cachedToken(kind);
+      await revokeGrant(storage, disconnected.grant.id, T0 + MINUTE);
+      assert.notEqual((await lookedUp(storage, disconnected.hash))?.revokedAt ?? null, null);
 
-    const authorization = await cachedToken();
-    await storage.grants.revokeAuthorization(authorization.grant.id, null, T0 + MINUTE, auditEvent('grant.revoked'));
-    assert.notEqual((await lookedUp(storage, authorization.hash))?.revokedAt ?? null, null);
+      const authorization = await cachedToken(kind);
+      await storage.grants.revokeAuthorization(authorization.grant.id, ORIGIN, T0 + MINUTE, auditEvent('token.revoked'));
+      assert.notEqual((await lookedUp(storage, authorization.hash))?.revokedAt ?? null, null);
 
-    // Deleting the application deletes its tokens by cascade: no statement names them.
-    const deleted = await cachedToken();
-    assert.equal(await storage.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted')), true);
-    assert.equal(await lookedUp(storage, deleted.hash), undefined);
+      // A bound token ends with its refresh token, deleted by cascade: no statement names either.
+      const deleted = await cachedToken(kind);
+      assert.equal(await storage.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted')), true);
+      assert.equal(await lookedUp(storage, deleted.hash), undefined);
+    });
+  }
+
+  it("keeps a bound token in memory through its refresh token's rotation, which leaves it live", async () => {
+    const { grant, hash, tokens } = await cachedToken('bound');
+    const next = issued('bound', grant, rawToken('at'));
+    assert.equal(await storage.tokens.rotateRefreshToken(tokens.refresh!.tokenHash, next, T0 + MINUTE), true);
+    assert.equal(storage.tokens.recallAccessToken!(hash)?.revokedAt, null);
+    assert.equal((await storage.tokens.findAccessToken(hash))?.revokedAt, null);
   });
 
   it('sees portfolios created, changed and deleted through this storage', async () => {
@@ -279,14 +306,15 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   before(() => ({ one, two } = instances));
 
   /** A live token that instance one holds in memory, once its listener is up. */
-  async function cachedToken() {
+  async function cachedToken(kind: Kind = 'alone') {
     const fixture = await createGrant(two);
     const raw = rawToken('at');
-    await two.tokens.saveTokens({ access: accessTokenFor(fixture.grant, raw, T0) });
+    const tokens = issued(kind, fixture.grant, raw);
+    await two.tokens.saveTokens(tokens);
     const hash = hashCredential(raw);
     await eventually(() => trusted(() => databaseChanges(instances.oneDb)!.version()), 2000, 'instance one listens');
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
-    return { ...fixture, hash };
+    return { ...fixture, hash, tokens };
   }
 
   it('answers from memory: a change no notice announces is not seen', async () => {
@@ -348,19 +376,69 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
     assert.equal((await lookedUp(one, hash))?.revokedAt, T0 + MINUTE);
   });
 
-  it("sees the other instance's revocation, disconnection and application deletion once its notice arrives", async () => {
-    const revoked = await cachedToken();
-    await two.tokens.revokeAccessToken(revoked.hash, T0 + MINUTE, auditEvent('token.revoked'));
-    await eventually(async () => (await lookedUp(one, revoked.hash))?.revokedAt === T0 + MINUTE, 1000, 'revocation seen');
+  it('hears of a refresh token revoked, or deleted otherwise than by the purge, and not of one rotated (migration 0010)', async () => {
+    const { tokens } = await cachedToken('bound');
+    const refreshHash = tokens.refresh!.tokenHash;
+    const listener = new pg.Client({ connectionString: instances.database.url });
+    const heard: string[] = [];
+    listener.on('notification', (notice) => heard.push(notice.payload ?? ''));
+    await listener.connect();
+    try {
+      await listener.query(`listen ${CHANGES_CHANNEL}`);
+      let marks = 0;
+      /** The change notices (empty payloads) heard up to now: notices arrive in commit order. */
+      const noticesSoFar = async () => {
+        const mark = `proof:test:${++marks}`;
+        await listener.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, mark]);
+        await eventually(() => heard.includes(mark), 2000, mark);
+        return heard.filter((payload) => payload === '').length;
+      };
+      // Statements as another instance's, which only the triggers tell this one of.
+      const refreshTokens = () => instances.oneDb.updateTable('refresh_tokens').where('token_hash', '=', refreshHash);
+      await refreshTokens().set({ rotated_at: T0 + MINUTE }).execute();
+      assert.equal(await noticesSoFar(), 0);
+      await refreshTokens().set({ revoked_at: T0 + MINUTE }).execute();
+      assert.equal(await noticesSoFar(), 1);
+      await instances.oneDb.deleteFrom('refresh_tokens').where('token_hash', '=', refreshHash).execute();
+      assert.equal(await noticesSoFar(), 2);
+    } finally {
+      await listener.end();
+    }
+  });
 
-    const disconnected = await cachedToken();
-    await revokeGrant(two, disconnected.grant.id, T0 + MINUTE);
-    await eventually(async () => (await lookedUp(one, disconnected.hash))?.revokedAt === T0 + MINUTE, 1000, 'disconnection seen');
+  for (const kind of KINDS) {
+    it(`sees the other instance's revocation, disconnection and application deletion once its notice arrives (a token issued ${kind})`, async () => {
+      const revoked = await cachedToken(kind);
+      await two.tokens.revokeAccessToken(revoked.hash, T0 + MINUTE, auditEvent('token.revoked'));
+      await eventually(async () => (await lookedUp(one, revoked.hash))?.revokedAt === T0 + MINUTE, 1000, 'revocation seen');
 
-    // Deleting the application deletes its tokens by cascade: no statement names them.
-    const deleted = await cachedToken();
-    await two.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted'));
-    await eventually(async () => (await lookedUp(one, deleted.hash)) === undefined, 1000, 'deletion seen');
+      const disconnected = await cachedToken(kind);
+      await revokeGrant(two, disconnected.grant.id, T0 + MINUTE);
+      await eventually(async () => (await lookedUp(one, disconnected.hash))?.revokedAt === T0 + MINUTE, 1000, 'disconnection seen');
+
+      const authorization = await cachedToken(kind);
+      await two.grants.revokeAuthorization(authorization.grant.id, ORIGIN, T0 + MINUTE, auditEvent('token.revoked'));
+      await eventually(async () => (await lookedUp(one, authorization.hash))?.revokedAt === T0 + MINUTE, 1000, 'authorization seen');
+
+      // A bound token ends with its refresh token, deleted by cascade: no statement names either.
+      const deleted = await cachedToken(kind);
+      await two.applications.deleteApplication(deleted.application.id, deleted.application.ownerId, auditEvent('application.deleted'));
+      await eventually(async () => (await lookedUp(one, deleted.hash)) === undefined, 1000, 'deletion seen');
+    });
+  }
+
+  it("keeps a bound token in memory through a rotation by either instance, which announces nothing", async () => {
+    const { grant, hash, tokens } = await cachedToken('bound');
+    const changes = databaseChanges(instances.oneDb)!;
+    const bearer = changes.version();
+    const next = issued('bound', grant, rawToken('at'));
+    assert.equal(await one.tokens.rotateRefreshToken(tokens.refresh!.tokenHash, next, T0 + MINUTE), true);
+    const last = issued('bound', grant, rawToken('at'));
+    assert.equal(await two.tokens.rotateRefreshToken(next.refresh!.tokenHash, last, T0 + 2 * MINUTE), true);
+    // A notice, were there one, would arrive well within this.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(changes.version(), bearer);
+    assert.equal(one.tokens.recallAccessToken!(hash)?.revokedAt, null);
   });
 
   it("sees the other instance's portfolios created, changed and deleted once its notice arrives", async () => {

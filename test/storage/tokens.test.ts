@@ -7,7 +7,7 @@ import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
 import {
-  T0, MINUTE, accessTokenFor, auditEvent, createGrant, rawToken, refreshTokenFor, revokeGrant, tokenPairFor,
+  T0, MINUTE, accessTokenFor, auditEvent, createGrant, deleteApplication, rawToken, refreshTokenFor, revokeGrant, tokenPairFor,
 } from './fixtures.ts';
 
 const lastUseOf = async (storage: Storage, grantId: number) => (await storage.grants.findGrant(grantId))?.lastUsedAt;
@@ -197,8 +197,66 @@ describeStorageContract('tokens', (target) => {
       ...Array.from({ length: 5 }, () => revokeGrant(storage, grant.id, T0 + MINUTE)),
       ...Array.from({ length: 5 }, () => storage.tokens.saveTokens(tokenPairFor(grant, T0 + MINUTE))),
     ]);
-    const live = await db.selectFrom('access_tokens').select('token_hash').where('revoked_at', 'is', null).execute();
-    assert.deepEqual(live, []);
+    // Live as a look-up answers: one issued beside a refresh token ends with it (migration 0010).
+    const rows = await db.selectFrom('access_tokens').select('token_hash').execute();
+    assert.ok(rows.length >= 1);
+    for (const { token_hash } of rows) {
+      const found = await storage.tokens.findAccessToken(token_hash);
+      assert.notEqual(found?.revokedAt, null, token_hash);
+    }
+  });
+
+  // Migration 0010: an access token issued beside a refresh token is bound to it.
+  it("keeps an access token live through its refresh token's rotation, and revokes it with that refresh token", async () => {
+    const { storage } = target();
+    const { grant } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    const next = tokenPairFor(grant, T0 + MINUTE);
+    await storage.tokens.saveTokens(first);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, next, T0 + MINUTE), true);
+    assert.deepEqual(await storage.tokens.findAccessToken(first.access.tokenHash), first.access);
+
+    // Its refresh token's revocation, here the whole grant's: the access token's own row is not written.
+    await revokeGrant(storage, grant.id, T0 + 2 * MINUTE);
+    for (const { access } of [first, next]) {
+      assert.deepEqual(await storage.tokens.findAccessToken(access.tokenHash), { ...access, revokedAt: T0 + 2 * MINUTE });
+    }
+    // Revoked itself earlier (RFC 7009), it keeps its own time.
+    const own = tokenPairFor(await storage.grants.findOrCreateActiveGrant(grant.userId, grant.applicationId, ['read'], T0), T0 + 3 * MINUTE);
+    await storage.tokens.saveTokens(own);
+    await storage.tokens.revokeAccessToken(own.access.tokenHash, T0 + 4 * MINUTE, auditEvent('token.revoked'));
+    await revokeGrant(storage, own.access.grantId, T0 + 5 * MINUTE);
+    assert.equal((await storage.tokens.findAccessToken(own.access.tokenHash))?.revokedAt, T0 + 4 * MINUTE);
+  });
+
+  it('finds no access token whose refresh token is gone, though its own row is still there', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const tokens = tokenPairFor(grant);
+    await storage.tokens.saveTokens(tokens);
+    await revokeGrant(storage, grant.id, T0 + MINUTE);
+    // The purge takes the refresh token revoked before its cut-off; the access token, unexpired and not itself revoked, stays.
+    assert.deepEqual(await storage.tokens.purgeExpired(T0 + 2 * MINUTE, T0 + 2 * MINUTE), { accessTokens: 0, refreshTokens: 1, codes: 0 });
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 1);
+    assert.equal(await storage.tokens.findAccessToken(tokens.access.tokenHash), undefined);
+  });
+
+  it("deletes an application's access tokens issued alone, ends those bound to its refresh tokens, and leaves others' be", async () => {
+    const { storage, db } = target();
+    const { application, grant } = await createGrant(storage);
+    const bound = tokenPairFor(grant);
+    const alone = { access: accessTokenFor(grant) };
+    const other = await createGrant(storage);
+    const othersTokens = [tokenPairFor(other.grant), { access: accessTokenFor(other.grant) }];
+    for (const tokens of [bound, alone, ...othersTokens]) assert.equal(await storage.tokens.saveTokens(tokens), true);
+
+    await deleteApplication(storage, application);
+
+    assert.equal(await storage.tokens.findAccessToken(bound.access.tokenHash), undefined);
+    assert.equal(await storage.tokens.findAccessToken(alone.access.tokenHash), undefined);
+    const rows = await db.selectFrom('access_tokens').select('token_hash').execute();
+    assert.equal(rows.some((row) => row.token_hash === alone.access.tokenHash), false);
+    for (const { access } of othersTokens) assert.deepEqual(await storage.tokens.findAccessToken(access.tokenHash), access);
   });
 
   it('writes the audit event of an issue and of a rotation with its tokens, values intact', async () => {

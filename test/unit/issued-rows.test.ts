@@ -32,12 +32,16 @@ describe('issuedRows', () => {
       { access: accessToken('a2', 'code-hash'), refresh: refreshToken('r2') },
     ];
     const [access, refresh, event] = issuedRows(issues).map((text) => JSON.parse(text) as unknown);
-    const accessRow = (token: AccessToken) => ({
+    const tokenRow = (token: AccessToken) => ({
       token_hash: token.tokenHash, grant_id: 7, application_id: 3, user_id: 11, scope: 'portfolios:read transactions:read',
       created_at: NOW, expires_at: NOW + 3_600_000, revoked_at: null, origin_code_hash: token.originCodeHash,
     });
-    assert.deepEqual(access, [accessRow(issues[0]!.access), accessRow(issues[1]!.access)]);
-    assert.deepEqual(refresh, [{ ...accessRow(issues[1]!.refresh!), expires_at: NOW + 90 * 86_400_000, rotated_at: null }]);
+    // Each access token is bound to the refresh token issued beside it, if any (migration 0010).
+    assert.deepEqual(access, [
+      { ...tokenRow(issues[0]!.access), refresh_token_hash: null },
+      { ...tokenRow(issues[1]!.access), refresh_token_hash: 'r2' },
+    ]);
+    assert.deepEqual(refresh, [{ ...tokenRow(issues[1]!.refresh!), expires_at: NOW + 90 * 86_400_000, rotated_at: null }]);
     assert.deepEqual(event, [{
       type: 'token.issued', user_id: null, application_id: 3, ip: null, detail: JSON.stringify(EVENT.detail), created_at: NOW,
     }]);
@@ -72,7 +76,7 @@ describe('issuedRows', () => {
     const [access] = issuedRows([{ access: accessToken('a1', null) }]);
     assert.equal(access, JSON.stringify([{
       token_hash: 'a1', grant_id: 7, application_id: 3, user_id: 11, scope: 'portfolios:read transactions:read',
-      created_at: NOW, expires_at: NOW + 3_600_000, revoked_at: null, origin_code_hash: null,
+      created_at: NOW, expires_at: NOW + 3_600_000, revoked_at: null, origin_code_hash: null, refresh_token_hash: null,
     }]));
   });
 });

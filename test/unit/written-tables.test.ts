@@ -88,11 +88,23 @@ for (const [name, db] of Object.entries(dialects)) {
         issued_access as (insert into "access_tokens" (token_hash) select 'h' from touched),
         issued_event as (insert into "audit_events" (type) select 'token.issued' from touched)
         select id from touched`.compile(db).sql;
-      for (const text of [...texts, issue]) assert.equal(mayChangeBearerReads(text), false, text);
+      // PostgreSQL's batch of rotations (token-exchanges-postgres.ts): a rotated refresh token's access tokens stay live.
+      const rotations = sql`with locked as (select token_hash from refresh_tokens where token_hash = any(${['h']}::text[]) for update
+        ), spent as (update ${sql.table('refresh_tokens')} set ${sql.ref('rotated_at')} = ${1}
+        where token_hash in (select token_hash from locked) returning token_hash as spent, grant_id
+        ), issued_access as (insert into "access_tokens" (token_hash) select spent from spent)
+        select spent from spent`.compile(db).sql;
+      for (const text of [...texts, issue, rotations]) assert.equal(mayChangeBearerReads(text), false, text);
     });
 
     it('says yes for what can change a token or a portfolio: a revocation, a portfolio written, a deletion that cascades to them', () => {
       const texts = [
+        // An access token issued beside a refresh token ends with it (migration 0010).
+        db.updateTable('refresh_tokens').set({ revoked_at: 1 }).where('grant_id', '=', 1).where('revoked_at', 'is', null),
+        db.updateTable('refresh_tokens').set({ rotated_at: 1, revoked_at: 1 }).where('token_hash', '=', 'h'),
+        db.updateTable('refresh_tokens').set({ revoked_at: 1, rotated_at: 1 }).where('token_hash', '=', 'h'),
+        db.updateTable('refresh_tokens').set({ expires_at: 1 }).where('token_hash', '=', 'h'),
+        db.deleteFrom('refresh_tokens').where('token_hash', '=', 'h'),
         db.updateTable('access_tokens').set({ revoked_at: 1 }).where('token_hash', '=', 'h'),
         db.updateTable('access_tokens').set({ revoked_at: 1 }).where('grant_id', 'in', db.selectFrom('grants').select('id').where('application_id', '=', 1)),
         db.deleteFrom('access_tokens').where('token_hash', '=', 'h'),
@@ -105,7 +117,9 @@ for (const [name, db] of Object.entries(dialects)) {
       ].map((query) => query.compile().sql);
       const revokeThenIssue = sql`with revoked as (update access_tokens set revoked_at = 1 returning grant_id)
         insert into audit_events (type) select 'token.revoked' from revoked`.compile(db).sql;
-      for (const text of [...texts, revokeThenIssue]) assert.equal(mayChangeBearerReads(text), true, text);
+      // Only a SET list of rotated_at alone passes: here revoked_at follows a subquery's WHERE.
+      const hidden = sql`update refresh_tokens set rotated_at = (select 1 where true), revoked_at = 1`.compile(db).sql;
+      for (const text of [...texts, revokeThenIssue, hidden]) assert.equal(mayChangeBearerReads(text), true, text);
     });
 
     it('says yes when it cannot tell: an upsert, a replacing insert, anything but a plain data write', () => {

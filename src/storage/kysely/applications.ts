@@ -6,6 +6,7 @@ import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { holdSecretReveal } from './secret-reveals.ts';
+import { issuedAlone } from './tokens.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
@@ -117,15 +118,16 @@ export class KyselyApplicationStore implements ApplicationStore {
 
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      const grantsOfIt = trx.selectFrom('grants').select('id')
+        .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId));
       // PostgreSQL: the cascade would take the grants' rows in an order of its own,
       // and a batch of token exchanges holds several grants' rows, taken in id
       // order (token-exchanges-postgres.ts): taken in that order here first, the
       // two cannot each hold a row the other waits for. SQLite has one writer.
-      if (this.kind === 'postgres') {
-        await trx.selectFrom('grants').select('id')
-          .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId))
-          .orderBy('id').forUpdate().execute();
-      }
+      if (this.kind === 'postgres') await grantsOfIt.orderBy('id').forUpdate().execute();
+      // Access tokens issued alone no longer cascade from their grant (migration
+      // 0010); the others end with their refresh tokens, which do.
+      await issuedAlone(trx.deleteFrom('access_tokens')).where('grant_id', 'in', grantsOfIt).execute();
       const result = await trx.deleteFrom('applications')
         .where('id', '=', id)
         .where('owner_id', '=', ownerId)

@@ -5,6 +5,7 @@ import type { GrantStore } from '../stores.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { writeAuditEvent } from './audit.ts';
 import { forgetConsentWith } from './consents.ts';
+import { issuedAlone } from './tokens.ts';
 import { unlessApplicationGone } from '../errors.ts';
 import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 
@@ -119,10 +120,10 @@ async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, c
   // A token from before tokens recorded their code (migration 0005) may belong to
   // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
   if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
-  for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-    await trx.updateTable(table).set({ revoked_at: now })
-      .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
-  }
+  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
+    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
+  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
+    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
   // A grant left with nothing live ends, as revoking its one authorization always
   // ended it: the Connections page lists the applications that hold access.
   if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
@@ -131,9 +132,9 @@ async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, c
 async function revokeGrantWith(trx: Kysely<Database>, grantId: number, now: number): Promise<void> {
   await trx.updateTable('grants').set({ revoked_at: now })
     .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
-  await trx.updateTable('access_tokens').set({ revoked_at: now })
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
   await trx.updateTable('refresh_tokens').set({ revoked_at: now })
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
     .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
   // A consumed code can no longer be redeemed, so this closes codes still in flight.
   await trx.updateTable('authorization_codes').set({ consumed_at: now })
@@ -148,9 +149,13 @@ async function holdsLiveRefreshTokenOfUnknownOrigin(trx: Kysely<Database>, grant
   return row !== undefined;
 }
 
-/** Any token or code of the grant that still works. */
+/**
+ * Any token or code of the grant that still works. Of the access tokens only those
+ * issued alone need looking at: while one bound to a refresh token lives, so does
+ * the newest refresh token of its authorization, issued no earlier and living longer.
+ */
 async function holdsAnythingLive(trx: Kysely<Database>, grantId: number, now: number): Promise<boolean> {
-  const access = await trx.selectFrom('access_tokens').select('token_hash')
+  const access = await issuedAlone(trx.selectFrom('access_tokens').select('token_hash'))
     .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('expires_at', '>', now)
     .limit(1).executeTakeFirst();
   if (access !== undefined) return true;

@@ -22,8 +22,9 @@ export function issuedRows(issues: readonly IssuedTokens[], spent?: readonly str
   const events: string[] = [];
   issues.forEach(({ access: token, refresh, event }, index) => {
     const spends = spent?.[index];
-    access.push(tokenRowJson(token, undefined, spends));
-    if (refresh) refreshes.push(tokenRowJson(refresh, refresh.rotatedAt, spends));
+    // An access token is bound to the refresh token issued beside it (migration 0010).
+    access.push(tokenRowJson(token, refresh?.tokenHash ?? null, undefined, spends));
+    if (refresh) refreshes.push(tokenRowJson(refresh, undefined, refresh.rotatedAt, spends));
     if (event) events.push(eventRowJson(event, spends));
   });
   return [`[${access.join(',')}]`, `[${refreshes.join(',')}]`, `[${events.join(',')}]`];
@@ -42,12 +43,18 @@ const json = (value: string | number | null): string => jsonValue(value)!;
 const optionalMember = (name: string, value: string | number | null | undefined): string =>
   value === undefined ? '' : `,"${name}":${json(value)}`;
 
-/** An access token's row (rotatedAt undefined) or a refresh token's. */
-function tokenRowJson(token: AccessToken, rotatedAt: number | null | undefined, spends: string | undefined): string {
+/**
+ * An access token's row (rotatedAt undefined) or a refresh token's (refreshTokenHash
+ * undefined): each has one column the other lacks.
+ */
+function tokenRowJson(
+  token: AccessToken, refreshTokenHash: string | null | undefined, rotatedAt: number | null | undefined, spends: string | undefined,
+): string {
   return `{"token_hash":${json(token.tokenHash)},"grant_id":${json(token.grantId)}`
     + `,"application_id":${json(token.applicationId)},"user_id":${json(token.userId)},"scope":${json(scopeToColumn(token.scope))}`
     + `,"created_at":${json(token.createdAt)},"expires_at":${json(token.expiresAt)},"revoked_at":${json(token.revokedAt)}`
-    + `,"origin_code_hash":${json(token.originCodeHash)}${optionalMember('rotated_at', rotatedAt)}${optionalMember('spends', spends)}}`;
+    + `,"origin_code_hash":${json(token.originCodeHash)}${optionalMember('refresh_token_hash', refreshTokenHash)}`
+    + `${optionalMember('rotated_at', rotatedAt)}${optionalMember('spends', spends)}}`;
 }
 
 function eventRowJson(event: NewAuditEvent, spends: string | undefined): string {

@@ -103,12 +103,14 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
   const insertAccess = preparedStatement((
     tokenHash: string, grantId: number, applicationId: number, userId: number,
     scope: string, createdAt: number, expiresAt: number, revokedAt: number | null, originCodeHash: string | null,
+    refreshTokenHash: string | null,
   ) => {
     // Keyed by ACCESS_TOKEN_COLUMNS, which names every column: a column added to the
     // table cannot be left out of this INSERT unnoticed.
     const row: Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> = {
       token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
       scope, created_at: createdAt, expires_at: expiresAt, revoked_at: revokedAt, origin_code_hash: originCodeHash,
+      refresh_token_hash: refreshTokenHash,
     };
     return {
       compile: () => sql`insert into access_tokens (${sql.join(ACCESS_TOKEN_COLUMNS.map((column) => sql.ref(column)))})
@@ -141,9 +143,11 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleAt)])));
 
   return {
-    async insertAccessWhileGrantLive(trx, { access }) {
+    async insertAccessWhileGrantLive(trx, { access, refresh }) {
+      // Bound to the refresh token issued beside it (migration 0010), inserted next in this transaction.
       const inserted = await insertAccess(trx, access.tokenHash, access.grantId, access.applicationId, access.userId,
-        scopeToColumn(access.scope), access.createdAt, access.expiresAt, access.revokedAt, access.originCodeHash);
+        scopeToColumn(access.scope), access.createdAt, access.expiresAt, access.revokedAt, access.originCodeHash,
+        refresh?.tokenHash ?? null);
       return changedRows(inserted) > 0;
     },
     async markRotated(trx, tokenHash, rotatedAt) {

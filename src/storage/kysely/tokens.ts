@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, WhereInterface } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
 import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
@@ -10,12 +10,27 @@ import type { TokenIssue } from './token-writes.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { recordIfChanged } from './audit.ts';
 
-export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([
+/** The columns access and refresh tokens share: an AccessToken record's. */
+const TOKEN_COLUMNS = [
   'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
-]);
-export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...ACCESS_TOKEN_COLUMNS, 'rotated_at']);
+] as const;
+export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([...TOKEN_COLUMNS, 'refresh_token_hash']);
+export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_COLUMNS, 'rotated_at']);
 
-function toAccessToken(row: AccessTokenRow): AccessToken {
+/**
+ * An access-token query narrowed to those issued alone, without a refresh token
+ * (client_credentials', and any from before migration 0010): the others end with
+ * their refresh token. A query by grant must state this to be served by the
+ * partial index by grant, which holds only these.
+ */
+export function issuedAlone<Query extends WhereInterface<Database, 'access_tokens'>>(query: Query): Query {
+  return query.where('refresh_token_hash', 'is', null) as Query;
+}
+
+/** What an access token's look-up reads: its record's columns, its revocation its refresh token's too. */
+type AccessTokenRead = Omit<AccessTokenRow, 'refresh_token_hash'>;
+
+function toAccessToken(row: AccessTokenRead): AccessToken {
   return {
     tokenHash: row.token_hash,
     grantId: row.grant_id,
@@ -39,7 +54,7 @@ function toRefreshToken(row: RefreshTokenRow): RefreshToken {
 }
 
 export class KyselyTokenStore implements TokenStore {
-  private readonly selectAccessToken: PreparedQuery<AccessTokenRow, [tokenHash: string]>;
+  private readonly selectAccessToken: PreparedQuery<AccessTokenRead, [tokenHash: string]>;
   private readonly selectRefreshToken: PreparedQuery<RefreshTokenRow, [tokenHash: string]>;
 
   constructor(
@@ -47,8 +62,16 @@ export class KyselyTokenStore implements TokenStore {
     private readonly kind: StorageKind,
     private readonly issue: TokenIssue,
   ) {
-    this.selectAccessToken = prepared(db, (tokenHash: string) =>
-    db.selectFrom('access_tokens').select(ACCESS_TOKEN_COLUMNS).where('token_hash', '=', tokenHash));
+    // An access token bound to a refresh token (migration 0010) is revoked with it,
+    // and gone with it: one whose refresh token is missing is not found.
+    this.selectAccessToken = prepared(db, (tokenHash: string) => db.selectFrom('access_tokens as a')
+      .leftJoin('refresh_tokens as r', 'r.token_hash', 'a.refresh_token_hash')
+      .select([
+        'a.token_hash', 'a.grant_id', 'a.application_id', 'a.user_id', 'a.scope', 'a.created_at', 'a.expires_at',
+        (eb) => eb.fn.coalesce('a.revoked_at', 'r.revoked_at').as('revoked_at'), 'a.origin_code_hash',
+      ])
+      .where('a.token_hash', '=', tokenHash)
+      .where((eb) => eb.or([eb('a.refresh_token_hash', 'is', null), eb('r.token_hash', 'is not', null)])));
     this.selectRefreshToken = lookingUpByKey(db, kind, (tokenHash) =>
       db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS).where('token_hash', '=', tokenHash), (row) => row.token_hash);
   }

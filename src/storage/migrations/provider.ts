@@ -11,6 +11,7 @@ import { changeNoticesMigration } from './0006-change-notices.ts';
 import { applicationNoticesMigration } from './0007-application-notices.ts';
 import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
 import { activityIndexMigration } from './0009-activity-index.ts';
+import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-refresh-token.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -26,6 +27,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0007-application-notices': applicationNoticesMigration(this.kind),
       '0008-quiet-purge-notices': quietPurgeNoticesMigration(this.kind),
       '0009-activity-index': activityIndexMigration(),
+      '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
     };
   }
 }
@@ -39,7 +41,16 @@ class CodeMigrationProvider implements MigrationProvider {
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function migrateToLatest(db: Kysely<any>, kind: StorageKind): Promise<void> {
-  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(kind), nameComparator: byCodeUnits });
-  const { error } = await migrator.migrateToLatest();
+  const { error } = await migrator(db, kind).migrateToLatest();
   if (error) throw error;
+}
+
+/** Up to the migration `name` and no further: for tests of a later one on the data it meets. */
+export async function migrateUpTo(db: Kysely<any>, kind: StorageKind, name: string): Promise<void> {
+  const { error } = await migrator(db, kind).migrateTo(name);
+  if (error) throw error;
+}
+
+function migrator(db: Kysely<any>, kind: StorageKind): Migrator {
+  return new Migrator({ db, provider: new CodeMigrationProvider(kind), nameComparator: byCodeUnits });
 }

@@ -1,0 +1,86 @@
+// An access token issued beside a refresh token (a code exchange or a refresh) is
+// bound to it: it records that refresh token's hash, and it is refused once that
+// refresh token is revoked or gone (kysely/tokens.ts). Revoking a grant or an
+// authorization already marks every refresh token of it, rotated ones included,
+// so such access tokens need no index by grant. The access tokens' index by grant
+// took each new token at its grant's own place, a page of it in every commit of
+// the token endpoints per grant served (docs/performance.md); it now holds only the
+// tokens issued alone: client_credentials', and those from before this migration.
+// The foreign key to grants goes with it, since a partial index cannot serve its
+// cascade: deleting an application deletes those tokens itself (applications.ts).
+import { sql, type Kysely, type Migration, type SqlBool } from 'kysely';
+import type { StorageKind } from '../schema.ts';
+import { required } from './columns.ts';
+
+export function accessTokensByRefreshTokenMigration(kind: StorageKind): Migration {
+  return {
+    up: (db) => (kind === 'sqlite' ? rebuildSqliteTable(db) : alterPostgresTable(db)),
+  };
+}
+
+/** Partial: a query uses it only when it states the condition (grants.ts, applications.ts). */
+function createGrantIndex(db: Kysely<any>): Promise<void> {
+  return db.schema.createIndex('access_tokens_grant').on('access_tokens').column('grant_id')
+    .where(sql<SqlBool>`${sql.ref('refresh_token_hash')} is null`).execute();
+}
+
+/**
+ * SQLite cannot drop a foreign key, so the table is made anew, as its manual
+ * describes (ALTER TABLE, "other kinds of table schema changes"), in one
+ * transaction: Kysely runs SQLite's migrations outside one, and a process killed
+ * between the DROP and the RENAME would leave no table; one killed after its
+ * COMMIT, before Kysely records the migration, finds the column there on the next
+ * start and does nothing. No other table refers to this one, so the foreign keys
+ * need not be turned off.
+ */
+async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
+  const columns = ['token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash'];
+  await db.transaction().execute(async (trx) => {
+    const { rows: existing } = await sql<{ name: string }>`select name from pragma_table_info('access_tokens')`.execute(trx);
+    if (existing.some((column) => column.name === 'refresh_token_hash')) return;
+    await trx.schema.createTable('access_tokens_next')
+      .addColumn('token_hash', 'text', (col) => col.primaryKey())
+      .addColumn('grant_id', 'integer', required)
+      .addColumn('application_id', 'integer', required)
+      .addColumn('user_id', 'integer', required)
+      .addColumn('scope', 'text', required)
+      .addColumn('created_at', 'bigint', required)
+      .addColumn('expires_at', 'bigint', required)
+      .addColumn('revoked_at', 'bigint')
+      .addColumn('origin_code_hash', 'text')
+      .addColumn('refresh_token_hash', 'text')
+      .execute();
+    const listed = sql.join(columns.map((column) => sql.ref(column)));
+    await sql`insert into access_tokens_next (${listed}) select ${listed} from access_tokens`.execute(trx);
+    await trx.schema.dropTable('access_tokens').execute();
+    await trx.schema.alterTable('access_tokens_next').renameTo('access_tokens').execute();
+    // The table's other indexes went with it (migrations 0001 and 0003).
+    await trx.schema.createIndex('access_tokens_expires').on('access_tokens').column('expires_at').execute();
+    await trx.schema.createIndex('access_tokens_revoked_at').on('access_tokens').column('revoked_at')
+      .where('revoked_at', 'is not', null).execute();
+    await createGrantIndex(trx);
+  });
+}
+
+/**
+ * PostgreSQL runs a migration in one transaction. Besides the column and the
+ * foreign key, the notices (migrations 0006 and 0008) follow what a bearer look-up
+ * now reads: a refresh token revoked, or deleted otherwise than by the purge (a
+ * cascade from a deleted grant, application or user), ends the access tokens bound
+ * to it. Its rotation, which sets only rotated_at, tells nobody.
+ */
+async function alterPostgresTable(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('access_tokens').addColumn('refresh_token_hash', 'text').execute();
+  const { rows } = await sql<{ name: string }>`
+    select conname as name from pg_constraint
+    where conrelid = 'access_tokens'::regclass and contype = 'f'`.execute(db);
+  for (const { name } of rows) await db.schema.alterTable('access_tokens').dropConstraint(name).execute();
+  await db.schema.dropIndex('access_tokens_grant').execute();
+  await sql`create trigger refresh_tokens_revoked after update of revoked_at or truncate on refresh_tokens
+    for each statement execute function folio_notice_change()`.execute(db);
+  // The same function as access tokens' deletions: it reads the same transition table name.
+  await sql`create trigger refresh_tokens_deleted after delete on refresh_tokens
+    referencing old table as deleted_tokens
+    for each statement execute function folio_notice_token_deletion()`.execute(db);
+  await createGrantIndex(db);
+}

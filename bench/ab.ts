@@ -24,7 +24,8 @@
 //   nogrants=dist:DROP_INDEXES=access_tokens_grant+refresh_tokens_grant
 // On PostgreSQL the refresh has favoured the variants started later, identical builds by up to
 // 1.25x (docs/performance.md, twenty-sixth session): judge a change there in both orders,
-// by the geometric mean of the two ratios.
+// by the geometric mean of the two ratios, and run an A/A pair of each build, since the
+// twenty-seventh session found the favour to depend on the build (1.22x against 1.03x).
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves);
 // for client_credentials, NAME=@oidc runs its node-oidc-provider.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then

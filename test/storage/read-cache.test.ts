@@ -376,7 +376,7 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
     assert.equal((await lookedUp(one, hash))?.revokedAt, T0 + MINUTE);
   });
 
-  it('hears of a refresh token revoked, or deleted otherwise than by the purge, and not of one rotated (migration 0010)', async () => {
+  it('hears of a refresh token revoked, or deleted otherwise than by the purge, and not of one rotated; and of a grant deleted (migration 0010)', async () => {
     const { tokens } = await cachedToken('bound');
     const refreshHash = tokens.refresh!.tokenHash;
     const listener = new pg.Client({ connectionString: instances.database.url });
@@ -401,6 +401,12 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
       assert.equal(await noticesSoFar(), 1);
       await instances.oneDb.deleteFrom('refresh_tokens').where('token_hash', '=', refreshHash).execute();
       assert.equal(await noticesSoFar(), 2);
+      // A grant deleted, here by cascade from its application: its tokens issued alone are no longer found.
+      const alone = await createGrant(two);
+      await two.tokens.saveTokens({ access: accessTokenFor(alone.grant, rawToken('at'), T0) });
+      const before = await noticesSoFar();
+      await instances.oneDb.deleteFrom('applications').where('id', '=', alone.application.id).execute();
+      assert.equal(await noticesSoFar(), before + 1);
     } finally {
       await listener.end();
     }

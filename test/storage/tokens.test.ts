@@ -241,6 +241,17 @@ describeStorageContract('tokens', (target) => {
     assert.equal(await storage.tokens.findAccessToken(tokens.access.tokenHash), undefined);
   });
 
+  it('finds no access token whose grant is gone, though its row was left behind', async () => {
+    const { storage, db } = target();
+    const { application, grant } = await createGrant(storage);
+    const alone = { access: accessTokenFor(grant) };
+    await storage.tokens.saveTokens(alone);
+    // Behind the stores' back, as a database administrator might: the grant goes by cascade, the token's row stays.
+    await db.deleteFrom('applications').where('id', '=', application.id).execute();
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 1);
+    assert.equal(await storage.tokens.findAccessToken(alone.access.tokenHash), undefined);
+  });
+
   it("deletes an application's access tokens issued alone, ends those bound to its refresh tokens, and leaves others' be", async () => {
     const { storage, db } = target();
     const { application, grant } = await createGrant(storage);

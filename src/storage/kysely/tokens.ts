@@ -63,8 +63,10 @@ export class KyselyTokenStore implements TokenStore {
     private readonly issue: TokenIssue,
   ) {
     // An access token bound to a refresh token (migration 0010) is revoked with it,
-    // and gone with it: one whose refresh token is missing is not found.
+    // and gone with it: one whose refresh token is missing is not found. Nor is one
+    // whose grant is gone, since no foreign key deletes it with its grant any more.
     this.selectAccessToken = prepared(db, (tokenHash: string) => db.selectFrom('access_tokens as a')
+      .innerJoin('grants as g', 'g.id', 'a.grant_id')
       .leftJoin('refresh_tokens as r', 'r.token_hash', 'a.refresh_token_hash')
       .select([
         'a.token_hash', 'a.grant_id', 'a.application_id', 'a.user_id', 'a.scope', 'a.created_at', 'a.expires_at',

@@ -7,7 +7,8 @@
 // the token endpoints per grant served (docs/performance.md); it now holds only the
 // tokens issued alone: client_credentials', and those from before this migration.
 // The foreign key to grants goes with it, since a partial index cannot serve its
-// cascade: deleting an application deletes those tokens itself (applications.ts).
+// cascade: deleting an application deletes those tokens itself (applications.ts),
+// and a look-up finds no token whose grant is gone, however that went.
 import { sql, type Kysely, type Migration, type SqlBool } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 import { required } from './columns.ts';
@@ -67,7 +68,8 @@ async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
  * foreign key, the notices (migrations 0006 and 0008) follow what a bearer look-up
  * now reads: a refresh token revoked, or deleted otherwise than by the purge (a
  * cascade from a deleted grant, application or user), ends the access tokens bound
- * to it. Its rotation, which sets only rotated_at, tells nobody.
+ * to it, and a deleted grant those of its own. A rotation, which sets only
+ * rotated_at, tells nobody.
  */
 async function alterPostgresTable(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('access_tokens').addColumn('refresh_token_hash', 'text').execute();
@@ -82,5 +84,9 @@ async function alterPostgresTable(db: Kysely<any>): Promise<void> {
   await sql`create trigger refresh_tokens_deleted after delete on refresh_tokens
     referencing old table as deleted_tokens
     for each statement execute function folio_notice_token_deletion()`.execute(db);
+  // An access token whose grant is gone is not found, and no longer goes with it.
+  // Grants are deleted only by cascade, from an application or a user.
+  await sql`create trigger grants_deleted after delete or truncate on grants
+    for each statement execute function folio_notice_change()`.execute(db);
   await createGrantIndex(db);
 }

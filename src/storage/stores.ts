@@ -135,6 +135,11 @@ export interface TokenStore {
    * grant used. False when the grant is revoked: nothing is saved.
    */
   saveTokens(tokens: IssuedTokens): Promise<boolean>;
+  /**
+   * An access token issued beside a refresh token is bound to it: revoked with it
+   * (revokedAt its own revocation's time, else the refresh token's), and undefined
+   * once the refresh token is gone, as when its grant is.
+   */
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
   /**
    * The access token with this hash when this process holds it in memory, as

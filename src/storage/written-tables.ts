@@ -50,9 +50,10 @@ const UPSERT = /\bon\s+conflict\b[^;]*\bdo\s+update\b/i;
 /**
  * Tables whose rows' updates or deletions change no access token or portfolio
  * row, by cascade or trigger, nor what a look-up makes of them: portfolios
- * cascade from users (migration 0001), and an access token issued beside a
- * refresh token is revoked and deleted with it (migration 0010), refresh tokens
- * cascading from grants, applications and users; so none of those is here.
+ * cascade from users (migration 0001); an access token is not found once its grant
+ * is gone, and one issued beside a refresh token is revoked and gone with it
+ * (migration 0010), refresh tokens cascading from grants, applications and users;
+ * so none of those is here.
  */
 const BESIDE_BEARER_READS = new Set([
   'authorization_codes', 'consents', 'audit_events', 'sessions', 'login_failures', 'secret_reveals',

@@ -27,7 +27,7 @@ export function issuedAlone<Query extends WhereInterface<Database, 'access_token
   return query.where('refresh_token_hash', 'is', null) as Query;
 }
 
-/** What an access token's look-up reads: its record's columns, its revocation its refresh token's too. */
+/** What an access token's look-up reads: its record's columns, revoked_at its refresh token's when it has none of its own. */
 type AccessTokenRead = Omit<AccessTokenRow, 'refresh_token_hash'>;
 
 function toAccessToken(row: AccessTokenRead): AccessToken {

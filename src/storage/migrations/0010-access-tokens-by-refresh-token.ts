@@ -73,9 +73,10 @@ async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
  */
 async function alterPostgresTable(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('access_tokens').addColumn('refresh_token_hash', 'text').execute();
+  // Named by PostgreSQL when migration 0001 made it: found, not assumed.
   const { rows } = await sql<{ name: string }>`
     select conname as name from pg_constraint
-    where conrelid = 'access_tokens'::regclass and contype = 'f'`.execute(db);
+    where conrelid = 'access_tokens'::regclass and confrelid = 'grants'::regclass and contype = 'f'`.execute(db);
   for (const { name } of rows) await db.schema.alterTable('access_tokens').dropConstraint(name).execute();
   await db.schema.dropIndex('access_tokens_grant').execute();
   await sql`create trigger refresh_tokens_revoked after update of revoked_at or truncate on refresh_tokens

@@ -51,7 +51,8 @@ describe('database outage', { skip }, () => {
   it('answers 503 while the database is away and recovers without a restart', { timeout: 120_000 }, async () => {
     const { baseUrl } = server;
     const first = await clientCredentials(baseUrl, client);
-    assert.equal(first.status, 200);
+    // The body says which refusal it was: one fresh-clone run of the suite saw a 401 here, never reproduced.
+    assert.equal(first.status, 200, JSON.stringify(first.body));
     const token = first.body.access_token!;
     const pid = server.child.pid;
 

@@ -1,7 +1,7 @@
 // The one place that reads driver errors: it turns them into the two storage errors
 // callers act on, a conflict (a unique value already taken) and unavailability (routes
-// answer 503), and tells a store when a foreign key refused a row (isForeignKeyViolation,
-// unlessApplicationGone).
+// answer 503), and turns a foreign key's refusal into the error a store names for
+// the row that went (refusedWhenGone, unlessApplicationGone).
 import { ApplicationGoneError, StorageConflictError, StorageUnavailableError } from './stores.ts';
 
 interface DriverError {
@@ -29,23 +29,31 @@ const UNAVAILABLE_MESSAGES = [
 ];
 
 /** A foreign key refused a row: the row it names is gone. */
-export function isForeignKeyViolation(error: unknown): boolean {
+function isForeignKeyViolation(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as DriverError).code : undefined;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 /**
- * Runs `write`, turning a foreign key's refusal into ApplicationGoneError. Only for
- * rows whose parents can go only with an application: users are never deleted, and
- * grants (and their consents and codes) go in the cascade from their application.
+ * Runs `write`, turning a foreign key's refusal into `gone()`: the error for the one
+ * parent of the row that can have gone since the request was read.
  */
-export async function unlessApplicationGone<T>(write: () => Promise<T>): Promise<T> {
+export async function refusedWhenGone<T>(write: () => Promise<T>, gone: () => Error): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw new ApplicationGoneError();
+    if (isForeignKeyViolation(error)) throw gone();
     throw error;
   }
+}
+
+/**
+ * `write`, a foreign key's refusal reported as ApplicationGoneError. Only for rows
+ * whose parents can go only with an application: users are never deleted, and
+ * grants (and their consents and codes) go in the cascade from their application.
+ */
+export function unlessApplicationGone<T>(write: () => Promise<T>): Promise<T> {
+  return refusedWhenGone(write, () => new ApplicationGoneError());
 }
 
 function isUniqueViolation(error: DriverError): boolean {

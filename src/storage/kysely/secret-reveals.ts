@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
-import { isForeignKeyViolation } from '../errors.ts';
+import { refusedWhenGone } from '../errors.ts';
 import { type SecretReveal, type SecretRevealStore, SessionEndedError } from '../stores.ts';
 
 /**
@@ -10,23 +10,18 @@ import { type SecretReveal, type SecretRevealStore, SessionEndedError } from '..
 export async function holdSecretReveal(trx: Transaction<Database>, reveal: SecretReveal, now: number): Promise<void> {
   // Unread secrets die at expiry; clearing them here keeps the table as small as its use.
   await trx.deleteFrom('secret_reveals').where('expires_at', '<=', now).execute();
-  try {
-    await trx.insertInto('secret_reveals')
-      .values({
-        session_id_hash: reveal.sessionIdHash,
-        application_id: reveal.applicationId,
-        sealed_secret: reveal.sealedSecret,
-        expires_at: reveal.expiresAt,
-      })
-      .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
-        .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
-      .execute();
-  } catch (error) {
-    // Of the row's two parents, the application is this transaction's own write: the
-    // session is what went, signed out between the page's guard and this write.
-    if (isForeignKeyViolation(error)) throw new SessionEndedError();
-    throw error;
-  }
+  // Of the row's two parents, the application is this transaction's own write: the
+  // session is what went, signed out between the page's guard and this write.
+  await refusedWhenGone(() => trx.insertInto('secret_reveals')
+    .values({
+      session_id_hash: reveal.sessionIdHash,
+      application_id: reveal.applicationId,
+      sealed_secret: reveal.sealedSecret,
+      expires_at: reveal.expiresAt,
+    })
+    .onConflict((conflict) => conflict.columns(['session_id_hash', 'application_id'])
+      .doUpdateSet({ sealed_secret: reveal.sealedSecret, expires_at: reveal.expiresAt }))
+    .execute(), () => new SessionEndedError());
 }
 
 export class KyselySecretRevealStore implements SecretRevealStore {

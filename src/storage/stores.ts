@@ -164,8 +164,8 @@ export interface TokenStore {
   /** Returns false, and records nothing, when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
   /**
-   * Deletes tokens and codes expired, consumed or revoked before `olderThan`.
-   * Rotated refresh tokens stay until they expire, so their reuse is still detected.
+   * Deletes tokens and codes expired or revoked before `olderThan`. Rotated refresh
+   * tokens and consumed codes stay until they expire, so that their reuse is still detected.
    * Deletes in small batches and awaits `betweenBatches` after each (by default it
    * only yields to the event loop).
    */

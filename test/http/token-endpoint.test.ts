@@ -322,6 +322,18 @@ describe('token endpoint', () => {
       assert.equal(await apiStatus(t, otherDevice.access_token), 200);
     });
 
+    it('still catches a replay after the purge has run, for as long as the code would have lived', async () => {
+      const { code } = await obtainCode(t, client, user);
+      const first = (await tokenRequest(t, codeFields(client, code))).json();
+      t.clock.advance(60_000);
+      const now = t.clock.now();
+      // The harshest cut-off: everything spent or revoked before this instant may go.
+      await t.storage.tokens.purgeExpired(now, now);
+
+      assertOAuthError(await tokenRequest(t, codeFields(client, code)), 400, 'invalid_grant');
+      assert.equal(await apiStatus(t, first.access_token), 401);
+    });
+
     it('of concurrent redemptions of one code at most one succeeds, and then its tokens are revoked as a replay', async () => {
       for (let race = 0; race < 5; race++) {
         const { code } = await obtainCode(t, client, user);

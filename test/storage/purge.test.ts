@@ -4,7 +4,7 @@ import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, DAY, accessTokenFor, codeFor, createGrant, refreshTokenFor } from './fixtures.ts';
 
 describeStorageContract('purging expired tokens and codes', (target) => {
-  it('deletes rows expired, revoked or consumed before the cut-off and keeps the rest', async () => {
+  it('deletes rows expired or revoked before the cut-off and keeps the rest', async () => {
     const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const cutOff = T0 + DAY;
@@ -20,8 +20,9 @@ describeStorageContract('purging expired tokens and codes', (target) => {
 
     const liveCode = codeFor(grant, 'live-ac', cutOff);
     const expiredCode = codeFor(grant, 'old-ac');
-    const consumedCode = { ...codeFor(grant, 'used-ac', cutOff), consumedAt: before };
-    for (const code of [liveCode, expiredCode, consumedCode]) await storage.codes.saveAuthorizationCode(code);
+    const consumedCode = { ...codeFor(grant, 'used-ac', cutOff - 5 * MINUTE), consumedAt: before };
+    const consumedExpiredCode = { ...codeFor(grant, 'used-old-ac'), consumedAt: T0 + MINUTE };
+    for (const code of [liveCode, expiredCode, consumedCode, consumedExpiredCode]) await storage.codes.saveAuthorizationCode(code);
 
     assert.deepEqual(await storage.tokens.purgeExpired(cutOff, cutOff), { accessTokens: 2, refreshTokens: 2, codes: 2 });
 
@@ -32,8 +33,9 @@ describeStorageContract('purging expired tokens and codes', (target) => {
     // Rotated but not yet expired: kept, so a replay of it is still caught as reuse.
     assert.deepEqual(await storage.tokens.findRefreshToken(rotated.refresh.tokenHash), rotated.refresh);
     assert.equal((await db.selectFrom('refresh_tokens').select('token_hash').execute()).length, 2);
+    // Consumed but not yet expired: kept, so a replay of it is still caught.
     const codesLeft = await db.selectFrom('authorization_codes').select('code_hash').execute();
-    assert.deepEqual(codesLeft.map((row) => row.code_hash), [liveCode.codeHash]);
+    assert.deepEqual(codesLeft.map((row) => row.code_hash).sort(), [liveCode.codeHash, consumedCode.codeHash].sort());
   });
 
   it('purges more rows than one batch holds', async () => {

@@ -89,9 +89,11 @@ export async function purgeExpired(db: Kysely<Database>, kind: StorageKind, olde
       .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan)]))
       .limit(limit)))));
 
+  // A consumed code likewise stays until it expires: presented again, it must still
+  // be recognised as a replay and revoke what it issued (RFC 6749 §4.1.2).
   const codes = await deleteInBatches(kind, betweenBatches, (limit) => deleteDeadRows(db, kind, db.deleteFrom('authorization_codes')
     .where(pickedRows(kind, 'code_hash', db.selectFrom('authorization_codes')
-      .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('consumed_at', '<', olderThan)]))
+      .where('expires_at', '<', olderThan)
       .limit(limit)))));
 
   return { accessTokens, refreshTokens, codes };

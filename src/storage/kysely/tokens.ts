@@ -115,7 +115,7 @@ export class KyselyTokenStore implements TokenStore {
     });
   }
 
-  // The cut-off alone decides: rows expired, revoked, rotated or consumed before it go.
+  // The cut-off alone decides: rows expired or revoked before it go.
   purgeExpired(_now: number, olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<PurgeCounts> {
     return purgeExpired(this.db, this.kind, olderThan, betweenBatches);
   }

@@ -12,6 +12,7 @@ import { applicationNoticesMigration } from './0007-application-notices.ts';
 import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
 import { activityIndexMigration } from './0009-activity-index.ts';
 import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-refresh-token.ts';
+import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-unindexed.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -28,6 +29,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0008-quiet-purge-notices': quietPurgeNoticesMigration(this.kind),
       '0009-activity-index': activityIndexMigration(),
       '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
+      '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
     };
   }
 }

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, type CompiledQuery, type DialectAdapter, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
 import { type DirectStatements, registerDirectStatements, type StatementExecutor } from './direct-statements.ts';
@@ -218,6 +218,28 @@ function runningDirectly(database: SqliteDatabase.Database, statements: KyselySq
   };
 }
 
+/**
+ * Kysely runs SQLite's migrations outside a transaction (its adapter says SQLite
+ * has no transactional DDL, for the few statements that must run outside one:
+ * changing `foreign_keys`, VACUUM; Folio's migrations use none). A process killed,
+ * or a statement failing, halfway through a migration of several statements left
+ * it half done and not recorded, and the next start failed on its first statement
+ * again (an index already dropped, a column already added): the database could
+ * not be opened without a hand repair. SQLite's CREATE, DROP and ALTER are
+ * transactional, so the migrations and their records commit together, as on
+ * PostgreSQL. One transaction also means one fsync for a new database's whole
+ * schema instead of one per statement.
+ */
+class MigratingInTransactionsDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
+}
+
 export function createSqliteKysely(filename: string): Kysely<Database> {
   if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
@@ -246,7 +268,7 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // SQLite keeps the journal it had where WAL cannot work (a filesystem without shared memory, say).
   const wal = journal === 'wal' ? walSync(filename) : undefined;
   const statements = cachingStatements(database, changes.wrote, streams, wal);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new MigratingInTransactionsDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);
   registerDirectStatements(db, runningDirectly(database, statements, streams, wal));
   return db;

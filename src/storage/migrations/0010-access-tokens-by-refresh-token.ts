@@ -27,40 +27,37 @@ function createGrantIndex(db: Kysely<any>): Promise<void> {
 
 /**
  * SQLite cannot drop a foreign key, so the table is made anew, as its manual
- * describes (ALTER TABLE, "other kinds of table schema changes"), in one
- * transaction: Kysely runs SQLite's migrations outside one, and a process killed
- * between the DROP and the RENAME would leave no table; one killed after its
- * COMMIT, before Kysely records the migration, finds the column there on the next
- * start and does nothing. No other table refers to this one, so the foreign keys
- * need not be turned off.
+ * describes (ALTER TABLE, "other kinds of table schema changes"). The migration
+ * runs in one transaction with its record (sqlite-dialect.ts), so a process killed
+ * between the DROP and the RENAME leaves the old table; run on a table that
+ * already has the column, it does nothing. No other table refers to this one, so
+ * the foreign keys need not be turned off.
  */
 async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
   const columns = ['token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash'];
-  await db.transaction().execute(async (trx) => {
-    const { rows: existing } = await sql<{ name: string }>`select name from pragma_table_info('access_tokens')`.execute(trx);
-    if (existing.some((column) => column.name === 'refresh_token_hash')) return;
-    await trx.schema.createTable('access_tokens_next')
-      .addColumn('token_hash', 'text', (col) => col.primaryKey())
-      .addColumn('grant_id', 'integer', required)
-      .addColumn('application_id', 'integer', required)
-      .addColumn('user_id', 'integer', required)
-      .addColumn('scope', 'text', required)
-      .addColumn('created_at', 'bigint', required)
-      .addColumn('expires_at', 'bigint', required)
-      .addColumn('revoked_at', 'bigint')
-      .addColumn('origin_code_hash', 'text')
-      .addColumn('refresh_token_hash', 'text')
-      .execute();
-    const listed = sql.join(columns.map((column) => sql.ref(column)));
-    await sql`insert into access_tokens_next (${listed}) select ${listed} from access_tokens`.execute(trx);
-    await trx.schema.dropTable('access_tokens').execute();
-    await trx.schema.alterTable('access_tokens_next').renameTo('access_tokens').execute();
-    // The table's other indexes went with it (migrations 0001 and 0003).
-    await trx.schema.createIndex('access_tokens_expires').on('access_tokens').column('expires_at').execute();
-    await trx.schema.createIndex('access_tokens_revoked_at').on('access_tokens').column('revoked_at')
-      .where('revoked_at', 'is not', null).execute();
-    await createGrantIndex(trx);
-  });
+  const { rows: existing } = await sql<{ name: string }>`select name from pragma_table_info('access_tokens')`.execute(db);
+  if (existing.some((column) => column.name === 'refresh_token_hash')) return;
+  await db.schema.createTable('access_tokens_next')
+    .addColumn('token_hash', 'text', (col) => col.primaryKey())
+    .addColumn('grant_id', 'integer', required)
+    .addColumn('application_id', 'integer', required)
+    .addColumn('user_id', 'integer', required)
+    .addColumn('scope', 'text', required)
+    .addColumn('created_at', 'bigint', required)
+    .addColumn('expires_at', 'bigint', required)
+    .addColumn('revoked_at', 'bigint')
+    .addColumn('origin_code_hash', 'text')
+    .addColumn('refresh_token_hash', 'text')
+    .execute();
+  const listed = sql.join(columns.map((column) => sql.ref(column)));
+  await sql`insert into access_tokens_next (${listed}) select ${listed} from access_tokens`.execute(db);
+  await db.schema.dropTable('access_tokens').execute();
+  await db.schema.alterTable('access_tokens_next').renameTo('access_tokens').execute();
+  // The table's other indexes went with it (migrations 0001 and 0003).
+  await db.schema.createIndex('access_tokens_expires').on('access_tokens').column('expires_at').execute();
+  await db.schema.createIndex('access_tokens_revoked_at').on('access_tokens').column('revoked_at')
+    .where('revoked_at', 'is not', null).execute();
+  await createGrantIndex(db);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteAdapter, SqliteDialect, type CompiledQuery, type DialectAdapter, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDialectConfig, type QueryResult, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database } from './schema.ts';
 import { registerDatabaseChanges } from './database-changes.ts';
 import { type DirectStatements, registerDirectStatements, type StatementExecutor } from './direct-statements.ts';
@@ -10,6 +10,8 @@ import { type WalSync, walSync } from './wal-sync.ts';
 import { deletesDeadRowsOnly, type WriteReach, writeReach } from './written-tables.ts';
 
 export const SQLITE_MEMORY = ':memory:';
+/** How every transaction begins (FolioSqliteDialect says why). */
+const BEGIN = 'begin immediate';
 /** Distinct SQL texts kept prepared; Folio issues a few dozen, so this only bounds the odd IN (...) list. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -105,7 +107,9 @@ function readingRowsAsArrays(statement: SqliteDatabase.Statement, wrote: Wrote, 
   const rows = statement.reader ? statement.raw(true) : statement;
   // Counted before it runs: a read cached meanwhile is already out of date.
   const reach = writeReach(statement.source);
-  const counted = statement.readonly || deletesDeadRowsOnly(statement.source) ? () => {} : () => wrote(reach);
+  // SQLite calls BEGIN IMMEDIATE not read-only, for the lock it takes; it changes no row.
+  const changesNothing = statement.readonly || statement.source === BEGIN || deletesDeadRowsOnly(statement.source);
+  const counted = changesNothing ? () => {} : () => wrote(reach);
   let names: string[] = [];
   let build: RowBuilder = rowBuilder(names);
   const objectsOf = (values: unknown[][]) => {
@@ -176,7 +180,7 @@ function cachingStatements(database: SqliteDatabase.Database, wrote: Wrote, stre
  * connection, so between NORMAL and FULL nothing else runs on it.
  */
 function committingSyncedApart(database: SqliteDatabase.Database, executor: StatementExecutor, wal: WalSync | undefined) {
-  const [relaxed, strict, begin, commit, rollback] = ['pragma synchronous = NORMAL', 'pragma synchronous = FULL', 'begin', 'commit', 'rollback']
+  const [relaxed, strict, begin, commit, rollback] = ['pragma synchronous = NORMAL', 'pragma synchronous = FULL', BEGIN, 'commit', 'rollback']
     .map((text) => database.prepare(text));
   // Without a WAL (an in-memory database, or a file whose journal could not be
   // WAL), COMMIT keeps its own fsync, if any.
@@ -219,18 +223,38 @@ function runningDirectly(database: SqliteDatabase.Database, statements: KyselySq
 }
 
 /**
- * Kysely runs SQLite's migrations outside a transaction (its adapter says SQLite
- * has no transactional DDL, for the few statements that must run outside one:
- * changing `foreign_keys`, VACUUM; Folio's migrations use none). A process killed,
- * or a statement failing, halfway through a migration of several statements left
- * it half done and not recorded, and the next start failed on its first statement
- * again (an index already dropped, a column already added): the database could
- * not be opened without a hand repair. SQLite's CREATE, DROP and ALTER are
- * transactional, so the migrations and their records commit together, as on
- * PostgreSQL. One transaction also means one fsync for a new database's whole
- * schema instead of one per statement.
+ * Kysely's SQLite dialect with two changes to its transactions.
+ *
+ * They begin IMMEDIATE, taking the write lock at once. Begun plainly, a
+ * transaction that reads before it writes holds only a snapshot, and if another
+ * process on the file (a second server, the CLI) commits in between, its first
+ * write fails at once with SQLITE_BUSY_SNAPSHOT, busy_timeout notwithstanding
+ * (SQLite, "Isolation In SQLite" and the WAL documentation). Holding the lock
+ * from BEGIN, it makes the other process wait its turn instead.
+ *
+ * And migrations run in one. Kysely's adapter says SQLite has no transactional
+ * DDL (for the few statements that must run outside a transaction: changing
+ * `foreign_keys`, VACUUM; Folio's migrations use none), so it ran each migration's
+ * statements one by one: a process killed, or a statement failing, halfway through
+ * one left it half done and unrecorded, and every later start failed on the
+ * statement that had already run (an index already dropped, a column already
+ * added). SQLite's CREATE, DROP and ALTER are transactional, so the migrations and
+ * their records now commit together, as on PostgreSQL; a new database's whole
+ * schema, with one fsync instead of one a statement.
  */
-class MigratingInTransactionsDialect extends SqliteDialect {
+class FolioSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw(BEGIN));
+      }
+    })(this.config);
+  }
+
   override createAdapter(): DialectAdapter {
     return new (class extends SqliteAdapter {
       override get supportsTransactionalDdl(): boolean {
@@ -268,7 +292,7 @@ export function createSqliteKysely(filename: string): Kysely<Database> {
   // SQLite keeps the journal it had where WAL cannot work (a filesystem without shared memory, say).
   const wal = journal === 'wal' ? walSync(filename) : undefined;
   const statements = cachingStatements(database, changes.wrote, streams, wal);
-  const db = new Kysely<Database>({ dialect: new MigratingInTransactionsDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new FolioSqliteDialect({ database: statements }) });
   registerDatabaseChanges(db, changes);
   registerDirectStatements(db, runningDirectly(database, statements, streams, wal));
   return db;

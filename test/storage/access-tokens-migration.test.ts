@@ -3,15 +3,13 @@
 // they always were; the foreign key to grants is gone. On SQLite, whose table is
 // made anew, every value survives and a second run changes nothing.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createPostgresKysely, createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { accessTokensByRefreshTokenMigration } from '../../src/storage/migrations/0010-access-tokens-by-refresh-token.ts';
 import { migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import { forEachEmptyDatabase } from './contract.ts';
 import { T0, MINUTE, accessTokenFor, auditEvent, createGrant, deleteApplication, refreshTokenFor } from './fixtures.ts';
 
 const ORIGIN = 'c'.repeat(64);
@@ -79,17 +77,4 @@ function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Databa
   });
 }
 
-describeOn('sqlite', async () => createSqliteKysely(SQLITE_MEMORY));
-
-const serverUrl = postgresServerUrl;
-if (serverUrl !== undefined) {
-  const databases: TemporaryPostgresDatabase[] = [];
-  describeOn('postgres', async () => {
-    const database = new TemporaryPostgresDatabase(serverUrl);
-    databases.push(database);
-    return createPostgresKysely(await database.create());
-  });
-  after(async () => {
-    for (const database of databases) await database.drop();
-  });
-}
+forEachEmptyDatabase(describeOn);

@@ -82,6 +82,27 @@ if (postgresServerUrl) {
   });
 }
 
+/**
+ * Calls `define` for an empty SQLite database in memory and, when
+ * FOLIO_TEST_POSTGRES_URL is set, for PostgreSQL: `openDatabase` makes each test
+ * a database of its own, unmigrated, for tests of migrations themselves; the
+ * PostgreSQL ones are dropped when the file's tests end. The test closes what it opens.
+ */
+export function forEachEmptyDatabase(define: (kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) => void): void {
+  define('sqlite', async () => createSqliteKysely(':memory:'));
+  const serverUrl = postgresServerUrl;
+  if (serverUrl === undefined) return;
+  const databases: TemporaryPostgresDatabase[] = [];
+  define('postgres', async () => {
+    const database = new TemporaryPostgresDatabase(serverUrl);
+    databases.push(database);
+    return createPostgresKysely(await database.create());
+  });
+  after(async () => {
+    for (const database of databases) await database.drop();
+  });
+}
+
 function assertUnreachable(): never {
   throw new Error('storage used outside a test');
 }

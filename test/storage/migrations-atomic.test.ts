@@ -5,13 +5,11 @@
 // Here the failure is made real: migration 0011 drops two indexes, and the second
 // is taken away beforehand, so its DROP fails after the first has run.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createPostgresKysely, createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import { forEachEmptyDatabase } from './contract.ts';
 
 async function indexExists(db: Kysely<Database>, kind: StorageKind, name: string): Promise<boolean> {
   const { rows } = kind === 'sqlite'
@@ -50,17 +48,4 @@ function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Databa
   });
 }
 
-describeOn('sqlite', async () => createSqliteKysely(SQLITE_MEMORY));
-
-const serverUrl = postgresServerUrl;
-if (serverUrl !== undefined) {
-  const databases: TemporaryPostgresDatabase[] = [];
-  describeOn('postgres', async () => {
-    const database = new TemporaryPostgresDatabase(serverUrl);
-    databases.push(database);
-    return createPostgresKysely(await database.create());
-  });
-  after(async () => {
-    for (const database of databases) await database.drop();
-  });
-}
+forEachEmptyDatabase(describeOn);

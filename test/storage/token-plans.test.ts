@@ -37,11 +37,6 @@ class StatementRecorder implements KyselyPlugin {
   }
 }
 
-/** Stores whose statements `recorder` sees; over the test's own database, which its owner closes. */
-function recordedStorage(db: Kysely<Database>, kind: StorageKind, recorder: StatementRecorder): OpenedStorage {
-  return createKyselyStorage(db.withPlugin(recorder), kind);
-}
-
 /** A statement's plan: as text, for the failure message, and the tables (or aliases) it reads whole. */
 interface Plan {
   text: string;
@@ -183,6 +178,14 @@ describeStorageContract('statements on the token tables', (target) => {
     if (kind === 'postgres') await seedForThePlanner(storage, db);
   });
 
+  /** The test's database, and stores over it whose every statement a recorder of their own sees. */
+  function recorded() {
+    const { db, kind } = target();
+    const recorder = new StatementRecorder();
+    // Over the test's own database, which its owner closes.
+    return { db, kind, recorder, storage: createKyselyStorage(db.withPlugin(recorder), kind) };
+  }
+
   async function withTokens(storage: OpenedStorage) {
     const { application, grant } = await createGrant(storage);
     const code = codeFor(grant);
@@ -197,9 +200,7 @@ describeStorageContract('statements on the token tables', (target) => {
   }
 
   it('revoking one authorization, then the rest of the grant, reads no token table whole', async () => {
-    const { db, kind } = target();
-    const recorder = new StatementRecorder();
-    const storage = recordedStorage(db, kind, recorder);
+    const { db, kind, recorder, storage } = recorded();
     const { grant, code } = await withTokens(storage);
     recorder.restart();
     await storage.grants.revokeAuthorization(grant.id, code.codeHash, T0 + MINUTE, auditEvent('token.revoked'));
@@ -209,9 +210,7 @@ describeStorageContract('statements on the token tables', (target) => {
   });
 
   it('deleting an application reads no token table whole', async () => {
-    const { db, kind } = target();
-    const recorder = new StatementRecorder();
-    const storage = recordedStorage(db, kind, recorder);
+    const { db, kind, recorder, storage } = recorded();
     const { application } = await withTokens(storage);
     recorder.restart();
     await deleteApplication(storage, application);
@@ -219,9 +218,7 @@ describeStorageContract('statements on the token tables', (target) => {
   });
 
   it('the purge reads no token table whole', async () => {
-    const { db, kind } = target();
-    const recorder = new StatementRecorder();
-    const storage = recordedStorage(db, kind, recorder);
+    const { db, kind, recorder, storage } = recorded();
     const { grant } = await withTokens(storage);
     await revokeGrant(storage, grant.id, T0 + MINUTE);
     recorder.restart();
@@ -231,10 +228,8 @@ describeStorageContract('statements on the token tables', (target) => {
   });
 
   it('what the token endpoint and the bearer API run reads no token table whole, nor grants', async () => {
-    const { db, kind } = target();
-    const recorder = new StatementRecorder();
     // Not restarted: the statements compiled once are recorded as the stores are made.
-    const storage = recordedStorage(db, kind, recorder);
+    const { db, kind, recorder, storage } = recorded();
     const { grant } = await createGrant(storage);
     const issuedAlone = accessTokenFor(grant);
     assert.equal(await storage.tokens.saveTokens({ access: issuedAlone, event: auditEvent('token.issued') }), true);

@@ -109,17 +109,19 @@ async function explainGenericPlan<Row>(trx: Transaction<Database>, query: Compil
 const TOKEN_TABLE = /"?\b(access_tokens|refresh_tokens|authorization_codes|grants)\b"?(?:\s+(?:as\s+)?"?(\w+)"?)?/gi;
 
 /**
- * The names a statement gives the token tables: their own, quoted or not (some
- * statements are written as raw SQL), and their aliases, which is what SQLite's
- * plan calls them.
+ * The token tables a statement names, and every name it gives them: their own,
+ * quoted or not (some statements are written as raw SQL), and their aliases,
+ * which is what SQLite's plan calls them.
  */
-function tokenTableNames(statement: string): string[] {
+function tokenTablesIn(statement: string): { tables: string[]; names: string[] } {
+  const tables: string[] = [];
   const names: string[] = [];
   for (const [, table, alias] of statement.matchAll(TOKEN_TABLE)) {
+    tables.push(table!);
     names.push(table!);
     if (alias !== undefined) names.push(alias);
   }
-  return names;
+  return { tables, names };
 }
 
 /** What explaining the recorded statements found: the token tables they touch, and each one's whole-table reads. */
@@ -133,9 +135,9 @@ async function reviewTokenTablePlans(db: Kysely<Database>, kind: StorageKind, re
   const review: PlanReview = { tablesExplained: new Set(), wholeReads: [] };
   for (const node of recorder.nodes) {
     const query = db.getExecutor().compileQuery(node, createQueryId());
-    const names = tokenTableNames(query.sql);
-    if (names.length === 0) continue;
-    for (const match of query.sql.matchAll(TOKEN_TABLE)) review.tablesExplained.add(match[1]!);
+    const { tables, names } = tokenTablesIn(query.sql);
+    if (tables.length === 0) continue;
+    for (const table of tables) review.tablesExplained.add(table);
     const plan = await explain(db, kind, query);
     if (plan.readWhole.some((name) => names.includes(name))) review.wholeReads.push(`${query.sql}\n${plan.text}`);
   }

@@ -2,7 +2,10 @@
 // interleaved short loads (their order rotating each round), for judging one change: prints the median requests a
 // second, the median server CPU time per request (user + system, from /proc:
 // steadier than req/s on a shared machine, whose neighbours steal whole slices
-// of a core), and each variant's median per-round ratios to the first.
+// of a core), and each variant's median per-round ratios to the first. On a
+// PostgreSQL server on this machine, the CPU its processes serving the variant's
+// connections spent a request is printed too: on two cores the database's share
+// bounds the token endpoints as much as Folio's own (docs/performance.md).
 //   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] [--issuing N] NAME=DIST_DIR[:ENV=VALUE,...] ...
 // With --issuing N (the GET only) the load generator also asks each Folio build for N
 // client_credentials tokens a second while its GET is measured (bench/issuing.mjs): writes beside
@@ -36,7 +39,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { cpuMs, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
+import { cpuMs, cpuMsEach, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
@@ -95,7 +98,18 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
   }
 }
 
-interface Measured { name: string; variant: Variant; server: Server; db: BenchDatabase; rps: number[]; cpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[] }
+interface Measured {
+  name: string; variant: Variant; server: Server; db: BenchDatabase;
+  rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[];
+}
+
+/** The database's CPU milliseconds for `db`'s other connections since `before` (each process's own, from /proc), or undefined where none is on this machine. */
+async function databaseCpuMsSince(db: BenchDatabase, before: Map<number, number>): Promise<number | undefined> {
+  const after = cpuMsEach(await db.clientBackendPids());
+  if (after.size === 0) return undefined;
+  // A connection opened during the load counts from its start.
+  return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+}
 const variants: Measured[] = [];
 try {
   for (const word of positionals) {
@@ -115,7 +129,7 @@ try {
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
       await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
-    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], systemShare: [], p99: [], rssMb: [] });
+    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], systemShare: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -124,6 +138,8 @@ try {
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
+      // The baselines use no database: the connections there are the other builds'.
+      const databaseBefore = isBaseline(variant.variant) ? undefined : cpuMsEach(await variant.db.clientBackendPids());
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
       const refused = result.issueRefused ?? [];
       if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);
@@ -132,17 +148,23 @@ try {
       const after = cpuMs(pid);
       const [user, system] = [after.user - before.user, after.system - before.system];
       variant.cpuUs.push(((user + system) * 1000) / result.requests);
+      const databaseMs = databaseBefore && await databaseCpuMsSince(variant.db, databaseBefore);
+      if (databaseMs !== undefined) variant.databaseCpuUs.push((databaseMs * 1000) / result.requests);
       variant.systemShare.push(system / (user + system));
       variant.p99.push(result.p99);
       variant.rssMb.push(result.maxRssMb ?? Number.NaN);
     }
   }
   const [first] = variants;
+  const ratioTo = (values: number[], references: number[]) => median(values.map((value, index) => value / references[index]!)).toFixed(2);
   for (const variant of variants) {
-    const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${median(variant.rps.map((rps, index) => rps / first!.rps[index]!)).toFixed(2)}×,`
-      + ` CPU/request ${median(variant.cpuUs.map((cpu, index) => cpu / first!.cpuUs[index]!)).toFixed(2)}×`;
+    const measuredDatabase = variant.databaseCpuUs.length === variant.cpuUs.length && variant.cpuUs.length > 0;
+    const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${ratioTo(variant.rps, first!.rps)}×,`
+      + ` CPU/request ${ratioTo(variant.cpuUs, first!.cpuUs)}×`
+      + (measuredDatabase && first!.databaseCpuUs.length === first!.cpuUs.length ? `, database CPU/request ${ratioTo(variant.databaseCpuUs, first!.databaseCpuUs)}×` : '');
     process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
       + ` (${(median(variant.systemShare) * 100).toFixed(0)}% in the kernel)`
+      + (measuredDatabase ? `  database ${median(variant.databaseCpuUs).toFixed(1)} µs CPU/request` : '')
       + `  p99 ${median(variant.p99)} ms  peak RSS ${Math.max(...variant.rssMb).toFixed(0)} MB${ratios}\n`);
   }
 } finally {

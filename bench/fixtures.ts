@@ -254,6 +254,19 @@ export class BenchDatabase {
     }
   }
 
+  /**
+   * PostgreSQL: the server processes of the other client connections to this
+   * database, i.e. the benchmarked server's pool and listener. What they do for it
+   * in the background (WAL writer, checkpointer, autovacuum) is not theirs.
+   */
+  async clientBackendPids(): Promise<number[]> {
+    if (this.kind !== 'postgres') return [];
+    const { rows } = await sql<{ pid: number }>`
+      select pid from pg_stat_activity
+      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(this.db);
+    return rows.map((row) => row.pid);
+  }
+
   close(): Promise<void> {
     return this.storage.close();
   }

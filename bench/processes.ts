@@ -66,6 +66,23 @@ export function cpuMs(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
+/**
+ * The CPU milliseconds (user + system) of each of `pids` that this machine's /proc
+ * shows; a process that is gone, or on another machine, is left out.
+ */
+export function cpuMsEach(pids: readonly number[]): Map<number, number> {
+  const spent = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const { user, system } = cpuMs(pid);
+      spent.set(pid, user + system);
+    } catch {
+      // Not a process here.
+    }
+  }
+  return spent;
+}
+
 /** VmRSS of a process in MB, or undefined where /proc is not there. */
 export function rssMb(pid: number): number | undefined {
   try {

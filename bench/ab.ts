@@ -105,7 +105,7 @@ interface Measured {
 
 /** The database's CPU milliseconds for `db`'s other connections since `before` (each process's own, from /proc), or undefined where none is on this machine. */
 async function databaseCpuMsSince(db: BenchDatabase, before: Map<number, number>): Promise<number | undefined> {
-  const after = cpuMsEach(await db.clientBackendPids());
+  const after = cpuMsEach(await db.clientBackendPids(), 'postgres');
   if (after.size === 0) return undefined;
   // A connection opened during the load counts from its start.
   return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
@@ -139,7 +139,7 @@ try {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
       // The baselines use no database: the connections there are the other builds'.
-      const databaseBefore = isBaseline(variant.variant) ? undefined : cpuMsEach(await variant.db.clientBackendPids());
+      const databaseBefore = isBaseline(variant.variant) ? undefined : cpuMsEach(await variant.db.clientBackendPids(), 'postgres');
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
       const refused = result.issueRefused ?? [];
       if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);

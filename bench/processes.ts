@@ -68,12 +68,14 @@ export function cpuMs(pid: number): { user: number; system: number } {
 
 /**
  * The CPU milliseconds (user + system) of each of `pids` that this machine's /proc
- * shows; a process that is gone, or on another machine, is left out.
+ * shows running `command`; a process that is gone is left out, and so is one
+ * whose pid only happens to match (a server on another machine, or in a container).
  */
-export function cpuMsEach(pids: readonly number[]): Map<number, number> {
+export function cpuMsEach(pids: readonly number[], command: string): Map<number, number> {
   const spent = new Map<number, number>();
   for (const pid of pids) {
     try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
       const { user, system } = cpuMs(pid);
       spent.set(pid, user + system);
     } catch {

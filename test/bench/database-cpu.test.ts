@@ -1,8 +1,9 @@
 // bench/ab.ts charges each build the CPU of the PostgreSQL processes serving its
 // connections: the right processes (not its own look-up's, not another
-// database's), and nothing for a process that is gone or not on this machine.
+// database's), and nothing for a process that is gone or is not PostgreSQL's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { BenchDatabase } from '../../bench/fixtures.ts';
@@ -15,9 +16,13 @@ const serverUrl = process.env.FOLIO_TEST_POSTGRES_URL;
 describe('the CPU of processes by pid', () => {
   it('reads this process and leaves out one that has exited', () => {
     const exited = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const spent = cpuMsEach([process.pid, exited]);
+    const spent = cpuMsEach([process.pid, exited], readFileSync('/proc/self/comm', 'utf8').trim());
     assert.deepEqual([...spent.keys()], [process.pid]);
     assert.ok(spent.get(process.pid)! > 0);
+  });
+
+  it('leaves out a process running another command, as a pid of another machine would find', () => {
+    assert.equal(cpuMsEach([process.pid], 'postgres').size, 0);
   });
 
   it('finds no database processes for SQLite', async () => {
@@ -55,9 +60,9 @@ describe('the PostgreSQL processes serving a benchmarked server', { skip: server
     const pids = await bench.clientBackendPids();
     assert.deepEqual(pids, [serving], 'neither the look-up\'s own connection nor another database\'s');
 
-    const [beforeWork] = cpuMsEach(pids).values();
+    const [beforeWork] = cpuMsEach(pids, 'postgres').values();
     await server.query('select count(*) from generate_series(1, 3000000)');
-    const [afterWork] = cpuMsEach(pids).values();
+    const [afterWork] = cpuMsEach(pids, 'postgres').values();
     assert.ok(afterWork! - beforeWork! >= 10, `the query's CPU was counted (${beforeWork} → ${afterWork} ms)`);
   });
 });

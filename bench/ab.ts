@@ -103,9 +103,14 @@ interface Measured {
   rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[];
 }
 
-/** The database's CPU milliseconds for `db`'s other connections since `before` (each process's own, from /proc), or undefined where none is on this machine. */
+/** The CPU milliseconds of each PostgreSQL process serving `db`'s other connections, from /proc; none where the server is elsewhere. */
+async function databaseCpuMs(db: BenchDatabase): Promise<Map<number, number>> {
+  return cpuMsEach(await db.clientBackendPids(), 'postgres');
+}
+
+/** The database's CPU milliseconds for `db`'s other connections since `before`, or undefined where none is on this machine. */
 async function databaseCpuMsSince(db: BenchDatabase, before: Map<number, number>): Promise<number | undefined> {
-  const after = cpuMsEach(await db.clientBackendPids(), 'postgres');
+  const after = await databaseCpuMs(db);
   if (after.size === 0) return undefined;
   // A connection opened during the load counts from its start.
   return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
@@ -139,7 +144,7 @@ try {
       const pid = variant.server.child.pid!;
       const before = cpuMs(pid);
       // The baselines use no database: the connections there are the other builds'.
-      const databaseBefore = isBaseline(variant.variant) ? undefined : cpuMsEach(await variant.db.clientBackendPids(), 'postgres');
+      const databaseBefore = isBaseline(variant.variant) ? undefined : await databaseCpuMs(variant.db);
       const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
       const refused = result.issueRefused ?? [];
       if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);

@@ -13,6 +13,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { databaseChanges } from '../../src/storage/database-changes.ts';
 import { createSqliteKysely } from '../../src/storage/dialects.ts';
+import { groupCommit } from '../../src/storage/kysely/transactions.ts';
 import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { auditEvent } from './fixtures.ts';
@@ -52,6 +53,23 @@ describe('SQLite transactions beside another process', () => {
       await trx.insertInto('audit_events').values({ type, detail: JSON.stringify(detail), created_at: createdAt }).execute();
     });
     // The other process waited for the lock this transaction held, and would have gone on after it.
+    assert.equal((otherRefused as { code?: string } | undefined)?.code, 'SQLITE_BUSY');
+    otherProcessWrites();
+    assert.equal((await db.selectFrom('audit_events').select('id').execute()).length, 2);
+  });
+
+  it("takes the lock from the start in the group commit's transactions too, which begin apart from Kysely", async () => {
+    let otherRefused: unknown;
+    const { type, detail, createdAt } = auditEvent('user.created');
+    await groupCommit(db)(async (trx) => {
+      await trx.executeQuery(db.selectFrom('audit_events').select('id').compile());
+      try {
+        otherProcessWrites();
+      } catch (error) {
+        otherRefused = error;
+      }
+      await trx.executeQuery(db.insertInto('audit_events').values({ type, detail: JSON.stringify(detail), created_at: createdAt }).compile());
+    });
     assert.equal((otherRefused as { code?: string } | undefined)?.code, 'SQLITE_BUSY');
     otherProcessWrites();
     assert.equal((await db.selectFrom('audit_events').select('id').execute()).length, 2);

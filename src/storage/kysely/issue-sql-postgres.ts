@@ -3,11 +3,17 @@
 // take them.
 import { type RawBuilder, sql } from 'kysely';
 import { jsonValue } from '../../platform/log-json.ts';
-import type { AccessToken, NewAuditEvent } from '../records.ts';
+import type { AccessTokenRow, AuditEventRow, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
-import { scopeToColumn } from './columns.ts';
-import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS } from './tokens.ts';
+import { jsonMembers } from './row-writers.ts';
+import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './tokens.ts';
+
+// Written member by member, not by JSON.stringify, which took about 7% of a
+// PostgreSQL refresh's instructions (row-writers.ts, docs/performance.md).
+const accessMembers = jsonMembers<AccessTokenRow>(ACCESS_TOKEN_COLUMNS);
+const refreshMembers = jsonMembers<RefreshTokenRow>(REFRESH_TOKEN_COLUMNS);
+const eventMembers = jsonMembers<Omit<AuditEventRow, 'id'>>(AUDIT_EVENT_COLUMNS);
 
 /**
  * The rows of a batch travel as three JSON arrays (an issue without a refresh
@@ -21,46 +27,12 @@ export function issuedRows(issues: readonly IssuedTokens[], spent?: readonly str
   const refreshes: string[] = [];
   const events: string[] = [];
   issues.forEach(({ access: token, refresh, event }, index) => {
-    const spends = spent?.[index];
-    // An access token is bound to the refresh token issued beside it (migration 0010).
-    access.push(tokenRowJson(token, refresh?.tokenHash ?? null, undefined, spends));
-    if (refresh) refreshes.push(tokenRowJson(refresh, undefined, refresh.rotatedAt, spends));
-    if (event) events.push(eventRowJson(event, spends));
+    const spends = spent === undefined ? '' : `,"spends":${jsonValue(spent[index])}`;
+    access.push(`{${accessMembers(accessTokenRow(token, refresh?.tokenHash ?? null))}${spends}}`);
+    if (refresh) refreshes.push(`{${refreshMembers(refreshTokenRow(refresh))}${spends}}`);
+    if (event) events.push(`{${eventMembers(auditEventRow(event))}${spends}}`);
   });
   return [`[${access.join(',')}]`, `[${refreshes.join(',')}]`, `[${events.join(',')}]`];
-}
-
-// The rows' JSON is written member by member, not by JSON.stringify: that took
-// about 7% of a PostgreSQL refresh's instructions, and a row's values are
-// short plain strings and integers, which jsonValue writes without it
-// (docs/performance.md). The members are the table's columns (ACCESS_TOKEN_COLUMNS,
-// REFRESH_TOKEN_COLUMNS, AUDIT_EVENT_COLUMNS; test/unit/issued-rows.test.ts holds
-// them to that), and an undefined one is left out as JSON.stringify leaves it.
-
-// jsonValue gives undefined only for what JSON leaves out, which these types exclude.
-const json = (value: string | number | null): string => jsonValue(value)!;
-
-const optionalMember = (name: string, value: string | number | null | undefined): string =>
-  value === undefined ? '' : `,"${name}":${json(value)}`;
-
-/**
- * An access token's row (rotatedAt undefined) or a refresh token's (refreshTokenHash
- * undefined): each has one column the other lacks.
- */
-function tokenRowJson(
-  token: AccessToken, refreshTokenHash: string | null | undefined, rotatedAt: number | null | undefined, spends: string | undefined,
-): string {
-  return `{"token_hash":${json(token.tokenHash)},"grant_id":${json(token.grantId)}`
-    + `,"application_id":${json(token.applicationId)},"user_id":${json(token.userId)},"scope":${json(scopeToColumn(token.scope))}`
-    + `,"created_at":${json(token.createdAt)},"expires_at":${json(token.expiresAt)},"revoked_at":${json(token.revokedAt)}`
-    + `,"origin_code_hash":${json(token.originCodeHash)}${optionalMember('refresh_token_hash', refreshTokenHash)}`
-    + `${optionalMember('rotated_at', rotatedAt)}${optionalMember('spends', spends)}}`;
-}
-
-function eventRowJson(event: NewAuditEvent, spends: string | undefined): string {
-  const row = auditEventRow(event);
-  return `{"type":${json(row.type)},"user_id":${json(row.user_id)},"application_id":${json(row.application_id)}`
-    + `,"ip":${json(row.ip)},"detail":${json(row.detail)},"created_at":${json(row.created_at)}${optionalMember('spends', spends)}}`;
 }
 
 /**

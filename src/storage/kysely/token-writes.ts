@@ -3,12 +3,13 @@
 // the group commit; PostgreSQL's go in batches (token-issue-postgres.ts).
 import { type Kysely, sql } from 'kysely';
 import type { StatementExecutor } from '../direct-statements.ts';
-import type { Database } from '../schema.ts';
+import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
 import { preparedStatement } from './prepared.ts';
-import { auditEventRow } from './audit.ts';
-import { changedRows, scopeToColumn } from './columns.ts';
-import { ACCESS_TOKEN_COLUMNS } from './tokens.ts';
+import { valuesInColumnOrder } from './row-writers.ts';
+import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
+import { changedRows } from './columns.ts';
+import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './tokens.ts';
 import type { RunInTransaction } from './transactions.ts';
 
 /** Both operations are all or nothing: when one answers false, it wrote nothing. */
@@ -99,25 +100,36 @@ interface TokenWrites {
   touchLastUse(trx: StatementExecutor, grantId: number, usedAt: number): Promise<boolean>;
 }
 
+/**
+ * A one-row INSERT into `table` of each of `columns`, compiled once (prepared.ts
+ * says why) and run with a row's values in their order. With `grantOf`, it
+ * inserts nothing unless the row's grant is live.
+ */
+function rowInsert<Row>(
+  db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[],
+  grantOf?: (row: Row) => number,
+) {
+  const values = sql.join(columns.map(() => sql.val(null)));
+  const rows = grantOf === undefined
+    ? sql`values (${values})`
+    : sql`select ${values} where exists (select 1 from grants where id = ${null} and revoked_at is null)`;
+  const compiled = sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) ${rows}`.compile(db);
+  if (compiled.parameters.length !== columns.length + (grantOf === undefined ? 0 : 1)) {
+    throw new Error(`a row insert does not take one parameter a column: ${compiled.sql}`);
+  }
+  const { query, queryId, sql: text } = compiled;
+  const valuesOf = valuesInColumnOrder(columns);
+  return (trx: StatementExecutor, row: Row) => {
+    const parameters = valuesOf(row);
+    if (grantOf !== undefined) parameters.push(grantOf(row));
+    return trx.executeQuery({ query, queryId, sql: text, parameters });
+  };
+}
+
 function compileTokenWrites(db: Kysely<Database>): TokenWrites {
-  const insertAccess = preparedStatement((
-    tokenHash: string, grantId: number, applicationId: number, userId: number,
-    scope: string, createdAt: number, expiresAt: number, revokedAt: number | null, originCodeHash: string | null,
-    refreshTokenHash: string | null,
-  ) => {
-    // Keyed by ACCESS_TOKEN_COLUMNS, which names every column: a column added to the
-    // table cannot be left out of this INSERT unnoticed.
-    const row: Record<(typeof ACCESS_TOKEN_COLUMNS)[number], unknown> = {
-      token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
-      scope, created_at: createdAt, expires_at: expiresAt, revoked_at: revokedAt, origin_code_hash: originCodeHash,
-      refresh_token_hash: refreshTokenHash,
-    };
-    return {
-      compile: () => sql`insert into access_tokens (${sql.join(ACCESS_TOKEN_COLUMNS.map((column) => sql.ref(column)))})
-        select ${sql.join(ACCESS_TOKEN_COLUMNS.map((column) => row[column]))}
-        where exists (select 1 from grants where id = ${grantId} and revoked_at is null)`.compile(db),
-    };
-  });
+  const insertAccess = rowInsert<AccessTokenRow>(db, 'access_tokens', ACCESS_TOKEN_COLUMNS, (row) => row.grant_id);
+  const insertRefresh = rowInsert<RefreshTokenRow>(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS);
+  const insertEvent = rowInsert<Omit<AuditEventRow, 'id'>>(db, 'audit_events', AUDIT_EVENT_COLUMNS);
   const rotate = preparedStatement((tokenHash: string, rotatedAt: number) => db.updateTable('refresh_tokens')
     .set({ rotated_at: rotatedAt })
     .where('token_hash', '=', tokenHash)
@@ -127,16 +139,6 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
     .set({ consumed_at: consumedAt })
     .where('code_hash', '=', codeHash)
     .where('consumed_at', 'is', null));
-  const insertRefresh = preparedStatement((
-    tokenHash: string, grantId: number, applicationId: number, userId: number,
-    scope: string, createdAt: number, expiresAt: number, rotatedAt: number | null, revokedAt: number | null, originCodeHash: string | null,
-  ) => db.insertInto('refresh_tokens').values({
-    token_hash: tokenHash, grant_id: grantId, application_id: applicationId, user_id: userId,
-    scope, created_at: createdAt, expires_at: expiresAt, rotated_at: rotatedAt, revoked_at: revokedAt, origin_code_hash: originCodeHash,
-  }));
-  const insertEvent = preparedStatement((
-    type: string, userId: number | null, applicationId: number | null, ip: string | null, detail: string, createdAt: number,
-  ) => db.insertInto('audit_events').values({ type, user_id: userId, application_id: applicationId, ip, detail, created_at: createdAt }));
   const touch = preparedStatement((grantId: number, usedAt: number, staleAt: number) => db.updateTable('grants')
     .set({ last_used_at: usedAt })
     .where('id', '=', grantId)
@@ -145,10 +147,7 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
   return {
     async insertAccessWhileGrantLive(trx, { access, refresh }) {
       // Bound to the refresh token issued beside it (migration 0010), inserted next in this transaction.
-      const inserted = await insertAccess(trx, access.tokenHash, access.grantId, access.applicationId, access.userId,
-        scopeToColumn(access.scope), access.createdAt, access.expiresAt, access.revokedAt, access.originCodeHash,
-        refresh?.tokenHash ?? null);
-      return changedRows(inserted) > 0;
+      return changedRows(await insertAccess(trx, accessTokenRow(access, refresh?.tokenHash ?? null))) > 0;
     },
     async markRotated(trx, tokenHash, rotatedAt) {
       return changedRows(await rotate(trx, tokenHash, rotatedAt)) > 0;
@@ -157,14 +156,8 @@ function compileTokenWrites(db: Kysely<Database>): TokenWrites {
       return changedRows(await consume(trx, codeHash, consumedAt)) > 0;
     },
     async insertRest(trx, { refresh, event }) {
-      if (refresh) {
-        await insertRefresh(trx, refresh.tokenHash, refresh.grantId, refresh.applicationId, refresh.userId,
-          scopeToColumn(refresh.scope), refresh.createdAt, refresh.expiresAt, refresh.rotatedAt, refresh.revokedAt, refresh.originCodeHash);
-      }
-      if (event) {
-        const row = auditEventRow(event);
-        await insertEvent(trx, row.type, row.user_id, row.application_id, row.ip, row.detail, row.created_at);
-      }
+      if (refresh) await insertRefresh(trx, refreshTokenRow(refresh));
+      if (event) await insertEvent(trx, auditEventRow(event));
     },
     async touchLastUse(trx, grantId, usedAt) {
       return changedRows(await touch(trx, grantId, usedAt, usedAt - LAST_USE_RESOLUTION_MS)) > 0;

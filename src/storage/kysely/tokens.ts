@@ -5,7 +5,7 @@ import type { AccessTokenRow, Database, RefreshTokenRow, StorageKind } from '../
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { lookingUpByKey } from './lookup-batches.ts';
 import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
-import { scopeFromColumn } from './columns.ts';
+import { scopeFromColumn, scopeToColumn } from './columns.ts';
 import type { TokenIssue } from './token-writes.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
 import { recordIfChanged } from './audit.ts';
@@ -51,6 +51,40 @@ function toRefreshToken(row: RefreshTokenRow): RefreshToken {
   const token: AccessToken & Partial<RefreshToken> = toAccessToken(row);
   token.rotatedAt = row.rotated_at;
   return token as RefreshToken;
+}
+
+/** The columns an AccessToken record gives either table's row. */
+type TokenColumnsRow = Pick<AccessTokenRow & RefreshTokenRow, (typeof TOKEN_COLUMNS)[number]>;
+
+function tokenColumns(token: AccessToken): TokenColumnsRow {
+  return {
+    token_hash: token.tokenHash,
+    grant_id: token.grantId,
+    application_id: token.applicationId,
+    user_id: token.userId,
+    scope: scopeToColumn(token.scope),
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    revoked_at: token.revokedAt,
+    origin_code_hash: token.originCodeHash,
+  };
+}
+
+// Each row adds its own column by a store on the shared columns' object, not a
+// spread, for the reason toRefreshToken gives. What each returns is checked to be
+// a whole row: a column added to a table must be set here.
+
+/** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */
+export function accessTokenRow(token: AccessToken, refreshTokenHash: string | null): AccessTokenRow {
+  const row = tokenColumns(token) as TokenColumnsRow & Pick<AccessTokenRow, 'refresh_token_hash'>;
+  row.refresh_token_hash = refreshTokenHash;
+  return row;
+}
+
+export function refreshTokenRow(token: RefreshToken): RefreshTokenRow {
+  const row = tokenColumns(token) as TokenColumnsRow & Pick<RefreshTokenRow, 'rotated_at'>;
+  row.rotated_at = token.rotatedAt;
+  return row;
 }
 
 export class KyselyTokenStore implements TokenStore {

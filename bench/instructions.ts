@@ -111,7 +111,7 @@ async function load(agent: http.Agent, port: number, scenario: Scenario, count: 
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
     while (left-- > 0) {
       const { status, body } = await send(agent, port, scenario.next());
-      if (status !== 200) throw new Error(`answered ${status}, not 200: a count of refusals would mean nothing`);
+      if (status !== 200) throw new Error(`answered ${status}, not 200 (${body.slice(0, 300)}): a count of refusals would mean nothing`);
       scenario.answered(body);
     }
   }));

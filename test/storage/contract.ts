@@ -1,7 +1,10 @@
 // The one storage contract (DESIGN §3): every behaviour is checked against a fresh
 // in-memory SQLite, and against PostgreSQL when FOLIO_TEST_POSTGRES_URL is set.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
@@ -90,17 +93,43 @@ if (postgresServerUrl) {
  */
 export function forEachEmptyDatabase(define: (kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) => void): void {
   define('sqlite', async () => createSqliteKysely(':memory:'));
+  const newPostgresDatabase = temporaryPostgresDatabases();
+  if (newPostgresDatabase !== undefined) define('postgres', async () => createPostgresKysely(await newPostgresDatabase()));
+}
+
+/**
+ * As `forEachEmptyDatabase`, but each new database is given as the URL that Folio
+ * opens (`openStorage`), for tests whose database another process opens: on
+ * SQLite a file in a temporary directory, removed with it when the file's tests end.
+ */
+export function forEachEmptyDatabaseUrl(define: (kind: StorageKind, newDatabaseUrl: () => Promise<string>) => void): void {
+  const directory = mkdtempSync(join(tmpdir(), 'folio-empty-databases-'));
+  after(() => rmSync(directory, { recursive: true, force: true }));
+  let files = 0;
+  define('sqlite', async () => join(directory, `folio-${files++}.db`));
+  const newPostgresDatabase = temporaryPostgresDatabases();
+  if (newPostgresDatabase !== undefined) define('postgres', newPostgresDatabase);
+}
+
+/** Makes PostgreSQL databases of their own, dropped when the file's tests end; none unless FOLIO_TEST_POSTGRES_URL is set. */
+function temporaryPostgresDatabases(): (() => Promise<string>) | undefined {
   const serverUrl = postgresServerUrl;
-  if (serverUrl === undefined) return;
+  if (serverUrl === undefined) return undefined;
   const databases: TemporaryPostgresDatabase[] = [];
-  define('postgres', async () => {
-    const database = new TemporaryPostgresDatabase(serverUrl);
-    databases.push(database);
-    return createPostgresKysely(await database.create());
-  });
   after(async () => {
     for (const database of databases) await database.drop();
   });
+  return async () => {
+    const database = new TemporaryPostgresDatabase(serverUrl);
+    databases.push(database);
+    return database.create();
+  };
+}
+
+/** The names of the migrations a database records as run, in order. */
+export async function migrationsRecorded(db: Kysely<Database>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return rows.map((row) => row.name);
 }
 
 function assertUnreachable(): never {

@@ -9,18 +9,13 @@ import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
-import { forEachEmptyDatabase } from './contract.ts';
+import { forEachEmptyDatabase, migrationsRecorded } from './contract.ts';
 
 async function indexExists(db: Kysely<Database>, kind: StorageKind, name: string): Promise<boolean> {
   const { rows } = kind === 'sqlite'
     ? await sql`select 1 from sqlite_master where type = 'index' and name = ${name}`.execute(db)
     : await sql`select 1 from pg_indexes where indexname = ${name}`.execute(db);
   return rows.length === 1;
-}
-
-async function migrationsRecorded(db: Kysely<Database>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-  return rows.map((row) => row.name);
 }
 
 function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) {

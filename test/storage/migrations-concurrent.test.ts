@@ -8,16 +8,12 @@
 // six pairs of six had one fail on `table "users" already exists`.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
 import { SQLITE_MEMORY, createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
 import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
-import type { StorageKind } from '../../src/storage/schema.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import type { Database, StorageKind } from '../../src/storage/schema.ts';
+import { forEachEmptyDatabaseUrl, migrationsRecorded } from './contract.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -58,25 +54,24 @@ async function startTogether(databaseUrl: string): Promise<Array<{ code: number 
   return Promise.all(instances.map((instance) => instance.exited));
 }
 
-function describeOn(kind: StorageKind, newDatabase: () => Promise<{ url: string; migrationsRecorded: () => Promise<string[]> }>) {
+function describeOn(kind: StorageKind, newDatabaseUrl: () => Promise<string>) {
   describe(`two instances migrating a new database at once (${kind})`, () => {
     it('both start, and every migration runs once', async () => {
-      const { url, migrationsRecorded } = await newDatabase();
+      const url = await newDatabaseUrl();
       const outcomes = await startTogether(url);
       for (const { code, stderr } of outcomes) assert.equal(code, 0, stderr);
-      assert.deepEqual(await migrationsRecorded(), await everyMigration());
+      assert.deepEqual(await recordedIn(kind === 'sqlite' ? createSqliteKysely(url) : createPostgresKysely(url)), await everyMigration());
     });
   });
 }
 
-const recordedIn = async (db: ReturnType<typeof createSqliteKysely>) => {
+async function recordedIn(db: Kysely<Database>): Promise<string[]> {
   try {
-    const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-    return rows.map((row) => row.name);
+    return await migrationsRecorded(db);
   } finally {
     await db.destroy();
   }
-};
+}
 
 /** Every migration's name, once each: what one instance alone records. */
 async function everyMigration(): Promise<string[]> {
@@ -85,24 +80,4 @@ async function everyMigration(): Promise<string[]> {
   return recordedIn(db);
 }
 
-const directory = mkdtempSync(join(tmpdir(), 'folio-concurrent-migrations-'));
-after(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-describeOn('sqlite', async () => {
-  const file = join(directory, `folio-${files++}.db`);
-  return { url: file, migrationsRecorded: () => recordedIn(createSqliteKysely(file)) };
-});
-
-const serverUrl = postgresServerUrl;
-if (serverUrl !== undefined) {
-  const databases: TemporaryPostgresDatabase[] = [];
-  after(async () => {
-    for (const database of databases) await database.drop();
-  });
-  describeOn('postgres', async () => {
-    const database = new TemporaryPostgresDatabase(serverUrl);
-    databases.push(database);
-    const url = await database.create();
-    return { url, migrationsRecorded: () => recordedIn(createPostgresKysely(url)) };
-  });
-}
+forEachEmptyDatabaseUrl(describeOn);

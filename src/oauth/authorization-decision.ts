@@ -65,7 +65,7 @@ export async function answerConsent(
   const event = { userId, applicationId: request.application.id, ip, detail: { scope: request.scope.join(' ') }, createdAt: now };
   if (!approved) {
     // The latest answer is the one remembered: a denial withdraws an earlier approval.
-    await deps.consents.forgetConsent(userId, request.application.id, { type: 'consent.denied', ...event });
+    await whileRegistered(() => deps.consents.forgetConsent(userId, request.application.id, { type: 'consent.denied', ...event }));
     // The out-of-band URI has no address: Folio's own page says so, after the usual 303.
     if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { error: 'access_denied' });
     return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);

@@ -188,7 +188,10 @@ export interface ConsentStore {
    * ApplicationGoneError, with nothing written, when the application no longer exists.
    */
   rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void>;
-  /** A denial: withdraws any earlier consent. */
+  /**
+   * A denial: withdraws any earlier consent. Throws ApplicationGoneError, with
+   * nothing written, when the application no longer exists.
+   */
   forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void>;
 }
 

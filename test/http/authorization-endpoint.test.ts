@@ -631,5 +631,15 @@ describe('authorization endpoint', () => {
       await assertNothingGranted(user.id, client.application.id);
       assert.deepEqual(await t.storage.grants.listConnectedApplications(user.id), []);
     });
+
+    it('an application deleted by its developer while the user denied it: an error page, no redirect to its URI, nothing recorded', async () => {
+      const client = await createClient(t, await createUser(t));
+      const { user, jar, fields } = await consentPage(client);
+      deleteApplicationDuring(t, client, t.storage.consents, 'forgetConsent');
+      const response = await postConsent(t, jar, { ...fields, decision: 'deny' });
+      assertErrorPage(response, /deleted by its developer/);
+      const events = await t.storage.audit.listEventsForUser(user.id, 50);
+      assert.equal(events.some((event) => event.type === 'consent.denied'), false);
+    });
   });
 });

@@ -65,6 +65,16 @@ describeStorageContract('consents', (target) => {
     assert.equal(await storage.consents.findConsent(user.id, application.id), undefined);
     assert.deepEqual(await db.selectFrom('audit_events').select('type').execute(), eventsBefore);
   });
+
+  it('refuses a denial for an application deleted since its request was read, recording nothing', async () => {
+    const { storage, db } = target();
+    const user = await createUser(storage);
+    const application = await createApplication(storage, await createUser(storage));
+    await deleteApplication(storage, application);
+    const eventsBefore = await db.selectFrom('audit_events').select('type').execute();
+    await assert.rejects(storage.consents.forgetConsent(user.id, application.id, auditEvent('consent.denied')), ApplicationGoneError);
+    assert.deepEqual(await db.selectFrom('audit_events').select('type').execute(), eventsBefore);
+  });
 });
 
 describeStorageContract('audit events', (target) => {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Consent, NewAuditEvent } from '../records.ts';
-import type { Database } from '../schema.ts';
-import type { ConsentStore } from '../stores.ts';
+import type { Database, StorageKind } from '../schema.ts';
+import { ApplicationGoneError, type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
 import { unlessApplicationGone } from '../errors.ts';
@@ -15,7 +15,7 @@ export async function forgetConsentWith(executor: Kysely<Database>, userId: numb
 }
 
 export class KyselyConsentStore implements ConsentStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
 
   async findConsent(userId: number, applicationId: number): Promise<Consent | undefined> {
     const row = await this.db.selectFrom('consents').selectAll()
@@ -44,6 +44,14 @@ export class KyselyConsentStore implements ConsentStore {
 
   async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      // The denial is sent to the application's redirect URI, which must still be
+      // registered (RFC 6749 §4.1.2.1). A deletion waits for this transaction: on
+      // PostgreSQL for the key-share lock, on SQLite for the write lock that every
+      // transaction takes as it begins.
+      const application = trx.selectFrom('applications').select('id').where('id', '=', applicationId);
+      if (await (this.kind === 'postgres' ? application.forKeyShare() : application).executeTakeFirst() === undefined) {
+        throw new ApplicationGoneError();
+      }
       await forgetConsentWith(trx, userId, applicationId);
       await writeAuditEvent(trx, event);
     });

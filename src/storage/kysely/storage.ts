@@ -42,7 +42,7 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
     codes: mappingErrors(new KyselyAuthorizationCodeStore(db, kind)),
     tokens,
     sessions: mappingErrors(new KyselySessionStore(db)),
-    consents: mappingErrors(new KyselyConsentStore(db)),
+    consents: mappingErrors(new KyselyConsentStore(db, kind)),
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios,
     loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db, kind)),

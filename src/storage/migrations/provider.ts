@@ -13,6 +13,7 @@ import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
 import { activityIndexMigration } from './0009-activity-index.ts';
 import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-refresh-token.ts';
 import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-unindexed.ts';
+import { roomForSpendingMigration } from './0012-room-for-spending.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -30,6 +31,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0009-activity-index': activityIndexMigration(),
       '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
       '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
+      '0012-room-for-spending': roomForSpendingMigration(this.kind),
     };
   }
 }

@@ -126,6 +126,30 @@ function temporaryPostgresDatabases(): (() => Promise<string>) | undefined {
   };
 }
 
+/** Why a file's PostgreSQL-only tests skip, or false when FOLIO_TEST_POSTGRES_URL is set. */
+export const withoutPostgres = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
+
+/**
+ * For tests of PostgreSQL's own behaviour, called in their describe (skipped
+ * `withoutPostgres`): a migrated storage on a database of the describe's own, made
+ * before its tests and dropped after them, shared by them.
+ */
+export function migratedPostgresOfItsOwn(): () => StorageUnderTest {
+  let current: StorageUnderTest | undefined;
+  let database: TemporaryPostgresDatabase | undefined;
+  before(async () => {
+    database = new TemporaryPostgresDatabase(postgresServerUrl!);
+    const db = createPostgresKysely(await database.create());
+    current = { db, kind: 'postgres', storage: createKyselyStorage(db, 'postgres') };
+    await current.storage.migrate();
+  });
+  after(async () => {
+    await current?.storage.close();
+    await database?.drop();
+  });
+  return () => current ?? assertUnreachable();
+}
+
 /** The names of the migrations a database records as run, in order. */
 export async function migrationsRecorded(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);

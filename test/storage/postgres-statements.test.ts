@@ -1,19 +1,13 @@
 // The statements Folio compiles once run as named prepared statements on
 // PostgreSQL: parsed once per connection, then planned once (a generic plan).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { issueInBatches } from '../../src/storage/kysely/token-issue-postgres.ts';
 import { KyselyTokenStore } from '../../src/storage/kysely/tokens.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import type { OpenedStorage } from '../../src/storage/open.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import { migratedPostgresOfItsOwn, withoutPostgres } from './contract.ts';
 import { accessTokenFor, createGrant } from './fixtures.ts';
-
-const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
 interface PreparedStatementRow {
   name: string;
@@ -26,22 +20,11 @@ function preparedOn(connection: Kysely<Database>): Promise<PreparedStatementRow[
     .execute(connection).then((result) => result.rows);
 }
 
-describe('named statements on PostgreSQL', { skip }, () => {
-  const database = skip ? undefined : new TemporaryPostgresDatabase(postgresServerUrl!);
-  let storage: OpenedStorage;
-  let db: Kysely<Database>;
-
-  before(async () => {
-    db = createPostgresKysely(await database!.create());
-    storage = createKyselyStorage(db, 'postgres');
-    await storage.migrate();
-  });
-  after(async () => {
-    await storage?.close();
-    await database?.drop();
-  });
+describe('named statements on PostgreSQL', { skip: withoutPostgres }, () => {
+  const target = migratedPostgresOfItsOwn();
 
   it('parses a compiled-once look-up once per connection and plans it once', async () => {
+    const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const access = accessTokenFor(grant);
     await storage.tokens.saveTokens({ access });
@@ -68,6 +51,7 @@ describe('named statements on PostgreSQL', { skip }, () => {
 
   // A rolling deploy: the new release migrates while instances of the old one still serve.
   it('keeps serving prepared look-ups and issues after a migration adds a column to their table', async () => {
+    const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const access = accessTokenFor(grant);
     await storage.tokens.saveTokens({ access });

@@ -4,61 +4,45 @@
 // not on another page with an entry in every index. Checked by where the row's
 // new version is: on its own page. Without the migration, the first row of a page
 // filled by the rows saved after it moves to another page.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
-import type { OpenedStorage } from '../../src/storage/open.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import { migratedPostgresOfItsOwn, withoutPostgres } from './contract.ts';
 import { MINUTE, T0, codeFor, createGrant, tokenPairFor } from './fixtures.ts';
-
-const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
 /** More rows than a page of either table holds at the default fillfactor. */
 const ROWS_AFTER = 60;
 
-describe('rotations and redemptions written beside their row on PostgreSQL', { skip }, () => {
-  const database = skip ? undefined : new TemporaryPostgresDatabase(postgresServerUrl!);
-  let storage: OpenedStorage;
-  let db: Kysely<Database>;
+/** The page (block number) the row's current version is on. */
+async function pageOf(db: Kysely<Database>, table: 'refresh_tokens' | 'authorization_codes', key: 'token_hash' | 'code_hash', hash: string): Promise<string> {
+  const { rows } = await sql<{ page: string }>`select (ctid::text::point)[0]::bigint::text as page from ${sql.table(table)} where ${sql.ref(key)} = ${hash}`.execute(db);
+  assert.equal(rows.length, 1);
+  return rows[0]!.page;
+}
 
-  before(async () => {
-    db = createPostgresKysely(await database!.create());
-    storage = createKyselyStorage(db, 'postgres');
-    await storage.migrate();
-  });
-  after(async () => {
-    await storage?.close();
-    await database?.drop();
-  });
-
-  /** The page (block number) the row's current version is on. */
-  async function pageOf(table: 'refresh_tokens' | 'authorization_codes', key: 'token_hash' | 'code_hash', hash: string): Promise<string> {
-    const { rows } = await sql<{ page: string }>`select (ctid::text::point)[0]::bigint::text as page from ${sql.table(table)} where ${sql.ref(key)} = ${hash}`.execute(db);
-    assert.equal(rows.length, 1);
-    return rows[0]!.page;
-  }
+describe('rotations and redemptions written beside their row on PostgreSQL', { skip: withoutPostgres }, () => {
+  const target = migratedPostgresOfItsOwn();
 
   it('rotates a refresh token on its own page', async () => {
+    const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const first = tokenPairFor(grant, T0);
     await storage.tokens.saveTokens(first);
     for (let index = 0; index < ROWS_AFTER; index++) await storage.tokens.saveTokens(tokenPairFor(grant, T0));
-    const page = await pageOf('refresh_tokens', 'token_hash', first.refresh!.tokenHash);
+    const page = await pageOf(db, 'refresh_tokens', 'token_hash', first.refresh!.tokenHash);
     assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE), true);
-    assert.equal(await pageOf('refresh_tokens', 'token_hash', first.refresh!.tokenHash), page);
+    assert.equal(await pageOf(db, 'refresh_tokens', 'token_hash', first.refresh!.tokenHash), page);
   });
 
   it('redeems a code on its own page', async () => {
+    const { storage, db } = target();
     const { grant } = await createGrant(storage);
     const first = codeFor(grant, undefined, T0);
     await storage.codes.saveAuthorizationCode(first);
     for (let index = 0; index < ROWS_AFTER; index++) await storage.codes.saveAuthorizationCode(codeFor(grant, undefined, T0));
-    const page = await pageOf('authorization_codes', 'code_hash', first.codeHash);
+    const page = await pageOf(db, 'authorization_codes', 'code_hash', first.codeHash);
     assert.equal(await storage.tokens.redeemAuthorizationCode(first.codeHash, tokenPairFor(grant, T0 + MINUTE), T0 + MINUTE), true);
-    assert.equal(await pageOf('authorization_codes', 'code_hash', first.codeHash), page);
+    assert.equal(await pageOf(db, 'authorization_codes', 'code_hash', first.codeHash), page);
   });
 });

@@ -13,7 +13,7 @@
 import { sql, type Migration } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 
-export const SPENT_ONCE_FILLFACTOR = 50;
+const SPENT_ONCE_FILLFACTOR = 50;
 
 export function roomForSpendingMigration(kind: StorageKind): Migration {
   return {

@@ -2,7 +2,8 @@
 import type { Clock } from '../platform/clock.ts';
 import { hashPassword } from '../platform/password.ts';
 import type { User } from '../storage/records.ts';
-import { StorageConflictError, type Storage } from '../storage/stores.ts';
+import { type Storage } from '../storage/stores.ts';
+import { StorageConflictError } from '../storage/errors.ts';
 import { AccountError } from './errors.ts';
 
 export interface UserDeps {

@@ -2,7 +2,7 @@
 // (RFC 6749 §5.2, RFC 6750 §3), an HTML page for routes marked `html`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
-import { SessionEndedError, StorageUnavailableError } from '../storage/stores.ts';
+import { SessionEndedError, StorageUnavailableError } from '../storage/errors.ts';
 import { sendToSignIn } from './page-guard.ts';
 import { presentsBearerCredentials } from './bearer-auth.ts';
 import { renderErrorPage } from '../web/error-page.ts';

@@ -3,7 +3,8 @@
 // application and scope; only confidential applications may skip the page
 // (DESIGN §2), since a public client's identity is not proven by its redirect.
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
-import { ApplicationGoneError, type AuthorizationCodeStore, type ConsentStore, type GrantStore } from '../storage/stores.ts';
+import { type AuthorizationCodeStore, type ConsentStore, type GrantStore } from '../storage/stores.ts';
+import { ApplicationGoneError } from '../storage/errors.ts';
 import type { AuthorizationRequest } from './authorize.ts';
 import { OAuthError, type OAuthErrorCode } from './errors.ts';
 import { lifetimes } from './lifetimes.ts';

@@ -7,46 +7,6 @@ import type {
 } from './records.ts';
 import type { Pause } from '../platform/pacer.ts';
 
-/** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
-export class StorageConflictError extends Error {
-  constructor(readonly what: string) {
-    super(`${what} already exists`);
-    this.name = 'StorageConflictError';
-  }
-}
-
-/**
- * Thrown when the browser session a write was for ended (signed out) before the write
- * committed; the write is undone. Pages answer as to a request without a session.
- */
-export class SessionEndedError extends Error {
-  constructor() {
-    super('the session ended before the write committed');
-    this.name = 'SessionEndedError';
-  }
-}
-
-/**
- * Thrown when the application a write names was deleted (by its owner, in another
- * tab) after the request naming it was verified and before the write committed;
- * nothing is written. Its redirect URI is no longer registered, so the
- * authorization endpoint shows an error page instead of going there.
- */
-export class ApplicationGoneError extends Error {
-  constructor() {
-    super('the application was deleted before the write committed');
-    this.name = 'ApplicationGoneError';
-  }
-}
-
-/** Thrown when the database cannot be reached or fails; routes answer 503. */
-export class StorageUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('storage unavailable', { cause });
-    this.name = 'StorageUnavailableError';
-  }
-}
-
 // A change and its audit event are one transaction: each method that changes what a
 // person or an application can do takes the event and writes it with the change, so
 // neither commits without the other. Where the change creates the record, the event

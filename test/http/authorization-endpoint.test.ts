@@ -1,7 +1,7 @@
 // The authorization endpoint as a browser meets it (RFC 6749 §4.1.1–4.1.2,
 // RFC 9207, RFC 8252, DESIGN §2 "Authorization endpoint").
 import assert from 'node:assert/strict';
-import { StorageUnavailableError } from '../../src/storage/stores.ts';
+import { StorageUnavailableError } from '../../src/storage/errors.ts';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   type TestApp, type TestClient, PASSWORD, approve, authorizeUrl, bearer, cookieHeader, cookiesFrom, createClient,

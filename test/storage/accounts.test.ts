@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StorageConflictError } from '../../src/storage/stores.ts';
+import { StorageConflictError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, auditEvent, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';
 

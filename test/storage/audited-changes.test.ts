@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import type { NewAuditEvent } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import { StorageConflictError } from '../../src/storage/stores.ts';
+import { StorageConflictError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { T0, MINUTE, DAY, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, tokenPairFor } from './fixtures.ts';

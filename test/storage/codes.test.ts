@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
-import { ApplicationGoneError } from '../../src/storage/stores.ts';
+import { ApplicationGoneError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, codeFor, createGrant, deleteApplication, rawToken, revokeGrant, tokenPairFor } from './fixtures.ts';
 

@@ -8,7 +8,7 @@ import { WAL_AUTOCHECKPOINT_PAGES, createPostgresKysely, createSqliteKysely } fr
 import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
 import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage } from '../../src/storage/open.ts';
-import { StorageUnavailableError } from '../../src/storage/stores.ts';
+import { StorageUnavailableError } from '../../src/storage/errors.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
 import { T0, auditEvent, createUser } from './fixtures.ts';
 import { createTestStorage } from '../support/storage.ts';

@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApplicationGoneError } from '../../src/storage/stores.ts';
+import { ApplicationGoneError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import {
   T0, MINUTE, accessTokenFor, auditEvent, codeFor, createApplication, createGrant, createUser, deleteApplication, revokeGrant, tokenPairFor,

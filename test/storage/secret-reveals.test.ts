@@ -9,7 +9,8 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import { SessionEndedError, type Storage } from '../../src/storage/stores.ts';
+import { type Storage } from '../../src/storage/stores.ts';
+import { SessionEndedError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, DAY, auditEvent, createApplication, createUser } from './fixtures.ts';
 

@@ -5,7 +5,7 @@ import { eventsOfUser } from '../../src/storage/kysely/audit.ts';
 import { ACTIVITY_TYPES } from '../../src/web/activity-page.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type { Session } from '../../src/storage/records.ts';
-import { ApplicationGoneError } from '../../src/storage/stores.ts';
+import { ApplicationGoneError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, DAY, auditEvent, createApplication, createUser, deleteApplication } from './fixtures.ts';
 

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Consent, NewAuditEvent } from '../records.ts';
 import type { Database, StorageKind } from '../schema.ts';
-import { ApplicationGoneError, type ConsentStore } from '../stores.ts';
+import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { unlessApplicationGone } from '../errors.ts';
+import { ApplicationGoneError, unlessApplicationGone } from '../errors.ts';
 
 /** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
 export async function forgetConsentWith(executor: Kysely<Database>, userId: number, applicationId: number): Promise<void> {

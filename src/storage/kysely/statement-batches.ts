@@ -6,8 +6,7 @@
 // every rotation (and every code exchange) under one key; lookup-batches.ts
 // sends every look-up of a kind under one.
 
-import { toStorageError } from '../errors.ts';
-import { StorageUnavailableError } from '../stores.ts';
+import { StorageUnavailableError, toStorageError } from '../errors.ts';
 
 /** Runs items as one statement; one outcome per item, in order. */
 export type RunBatch<Item, Outcome> = (items: readonly Item[]) => Promise<Outcome[]>;

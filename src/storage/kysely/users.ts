@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { NewAuditEvent, User, UserCredentials } from '../records.ts';
 import type { Database, UserRow } from '../schema.ts';
-import { StorageConflictError, type UserStore } from '../stores.ts';
+import { type UserStore } from '../stores.ts';
 import { type PreparedQuery, prepared } from './prepared.ts';
-import { toStorageError } from '../errors.ts';
+import { StorageConflictError, toStorageError } from '../errors.ts';
 import { writeAuditEvent } from './audit.ts';
 
 /** Emails are stored and compared in this form, so uniqueness is case-insensitive. */

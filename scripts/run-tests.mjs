@@ -32,9 +32,11 @@ for (const name of ['FOLIO_TEST_POSTGRES_URL', 'FOLIO_TEST_REDIS_URL']) {
 
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : [...findTests('test'), ...packageTests()].sort();
+// The spec reporter ends with every failing test and its error, so the last
+// lines of a run (all a CI log may keep) say what failed; TAP says it only inline.
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -24,12 +24,6 @@ function packageTests() {
   return entries.flatMap((name) => findTests(join('packages', name, 'test')));
 }
 
-// Set but empty counts as unset, as .ci/run reads it: the suites that need the
-// server skip instead of failing to connect to an empty URL.
-for (const name of ['FOLIO_TEST_POSTGRES_URL', 'FOLIO_TEST_REDIS_URL']) {
-  if (process.env[name] === '') delete process.env[name];
-}
-
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : [...findTests('test'), ...packageTests()].sort();
 // The spec reporter ends with every failing test and its error, so the last

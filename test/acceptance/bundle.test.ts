@@ -8,10 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { bundleServer, filesBeyondLatin1 } from '../../scripts/build.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { postgresServerUrl } from '../support/services.ts';
 
 // Inside the project, so that the packages left external resolve from node_modules.
 const OUTDIR = new URL(`../../node_modules/.cache/folio-bundle-test-${process.pid}/`, import.meta.url).pathname;
-const POSTGRES_URL = process.env.FOLIO_TEST_POSTGRES_URL;
+const POSTGRES_URL = postgresServerUrl;
 
 function describeBundledServer(backend: string, databaseEnv: () => Promise<Record<string, string>>, cleanup = async () => {}) {
   describe(`the bundled server on ${backend}`, () => {

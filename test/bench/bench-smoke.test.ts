@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { postgresServerUrl } from '../support/services.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 describe('npm run bench:smoke', () => {
   it('drives every scenario, baselines included, and gets only 2xx answers', { timeout: 180_000 }, async () => {
     const args = ['--import', 'tsx', 'bench/run.ts', '--smoke'];
-    if (process.env.FOLIO_TEST_POSTGRES_URL === undefined) args.push('--no-postgres');
+    if (postgresServerUrl === undefined) args.push('--no-postgres');
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
@@ -21,6 +22,6 @@ describe('npm run bench:smoke', () => {
       'bearer GET /api/v2/portfolios.json', 'during a purge of dead ones', 'tokens a second are issued', 'client_credentials', 'refresh_token', 'authorization_code']) {
       assert.ok(output.includes(scenario), `${scenario} ran\n${output}`);
     }
-    if (process.env.FOLIO_TEST_POSTGRES_URL !== undefined) assert.match(output, /\| PostgreSQL \|/);
+    if (postgresServerUrl !== undefined) assert.match(output, /\| PostgreSQL \|/);
   });
 });

@@ -10,8 +10,9 @@ import { BenchDatabase } from '../../bench/fixtures.ts';
 import { cpuMsEach } from '../../bench/processes.ts';
 import { SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { postgresServerUrl } from '../support/services.ts';
 
-const serverUrl = process.env.FOLIO_TEST_POSTGRES_URL;
+const serverUrl = postgresServerUrl;
 
 describe('the CPU of processes by pid', () => {
   it('reads this process and leaves out one that has exited', () => {

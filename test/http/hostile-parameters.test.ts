@@ -9,8 +9,9 @@ import { openStorage } from '../../src/storage/open.ts';
 import { type TestApp, type TestClient, assertError, basic, bearer, createClient, createTestApp, createUser, obtainTokens, signIn } from '../support/app.ts';
 import { csrfToken, getPage, postForm } from '../support/pages.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { postgresServerUrl } from '../support/services.ts';
 
-const postgresUrl = process.env.FOLIO_TEST_POSTGRES_URL;
+const postgresUrl = postgresServerUrl;
 const urlencoded = { 'content-type': 'application/x-www-form-urlencoded' };
 
 function assertHtmlClientError(response: LightMyRequestResponse) {

@@ -7,8 +7,9 @@ import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { REDIS_KEY_PREFIX, RedisRateLimiter } from '../../src/platform/rate-limit/redis.ts';
 import { bearer, createClient, createTestApp, createUser, obtainTokens } from '../support/app.ts';
+import { redisServerUrl } from '../support/services.ts';
 
-const redisUrl = process.env.FOLIO_TEST_REDIS_URL;
+const redisUrl = redisServerUrl;
 const skip = redisUrl === undefined ? 'FOLIO_TEST_REDIS_URL is not set (no Redis to share counts through)' : false;
 const CLOSED_PORT = 'redis://127.0.0.1:1';
 

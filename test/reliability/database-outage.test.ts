@@ -10,8 +10,9 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 import {
   PASSWORD, REDIRECT_URI, type RegisteredClient, TcpProxy, TemporaryPostgresDatabase, clientCredentials, folioAt, pause, report,
 } from './support.ts';
+import { postgresServerUrl } from '../support/services.ts';
 
-const serverUrl = process.env.FOLIO_TEST_POSTGRES_URL;
+const serverUrl = postgresServerUrl;
 const skip = serverUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set (no PostgreSQL to lose)' : false;
 if (skip) console.log(`[reliability] database-outage: skipped: ${skip}`);
 const WORKERS = 6;

@@ -12,9 +12,10 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 import {
   Browser, PASSWORD, REDIRECT_URI, type RegisteredClient, TemporaryPostgresDatabase, apiStatus, clientCredentials, folioAt, pause, redeemCode, refresh, report,
 } from './support.ts';
+import { postgresServerUrl, redisServerUrl } from '../support/services.ts';
 
-const postgresUrl = process.env.FOLIO_TEST_POSTGRES_URL;
-const redisUrl = process.env.FOLIO_TEST_REDIS_URL;
+const postgresUrl = postgresServerUrl;
+const redisUrl = redisServerUrl;
 const skip = postgresUrl === undefined || redisUrl === undefined
   ? `${postgresUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL' : 'FOLIO_TEST_REDIS_URL'} is not set (several instances need PostgreSQL and Redis)`
   : false;

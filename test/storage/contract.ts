@@ -10,6 +10,7 @@ import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
+import { postgresServerUrl } from '../support/services.ts';
 
 export interface StorageUnderTest {
   storage: OpenedStorage;
@@ -23,7 +24,7 @@ const TABLES_CHILDREN_FIRST: (keyof Database)[] = [
   'portfolios', 'applications', 'audit_events', 'login_failures', 'users',
 ];
 
-export const postgresServerUrl = process.env.FOLIO_TEST_POSTGRES_URL;
+export { postgresServerUrl };
 
 export function describeStorageContract(title: string, define: (target: () => StorageUnderTest) => void): void {
   describe(`${title} (sqlite)`, () => {
@@ -40,11 +41,12 @@ export function describeStorageContract(title: string, define: (target: () => St
     define(() => current ?? assertUnreachable());
   });
 
-  if (postgresServerUrl) {
+  const serverUrl = postgresServerUrl;
+  if (serverUrl) {
     describe(`${title} (postgres)`, () => {
       let current: StorageUnderTest | undefined;
       before(async () => {
-        const db = createPostgresKysely(await migratedDatabaseForThisRun(postgresServerUrl));
+        const db = createPostgresKysely(await migratedDatabaseForThisRun(serverUrl));
         current = { db, kind: 'postgres', storage: createKyselyStorage(db, 'postgres') };
       });
       beforeEach(async () => {

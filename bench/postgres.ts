@@ -1,9 +1,9 @@
 // A throwaway PostgreSQL database per benchmark run, when a server answers.
 import pg from 'pg';
 
-/** FOLIO_TEST_POSTGRES_URL, or the local server with trust auth, if it answers within 2 s. */
+/** FOLIO_TEST_POSTGRES_URL (empty counts as unset, as in the tests), or the local server with trust auth, if it answers within 2 s. */
 export async function postgresAdminUrl(): Promise<string | undefined> {
-  const url = process.env.FOLIO_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const url = process.env.FOLIO_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

@@ -1,27 +1,14 @@
 // Durability (README, Durability): a token the client has been given is in the
 // database even if the server dies the next instant, with no chance to shut down.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort } from '../support/server-process.ts';
+import { freePort, spawnListening } from '../support/server-process.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-
-async function serve(env: NodeJS.ProcessEnv, baseUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) return child;
-    } catch { /* not listening yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error('server did not become ready');
-}
 
 describe('an issued token survives kill -9 of the server', () => {
   const directory = mkdtempSync(join(tmpdir(), 'folio-kill-'));
@@ -39,7 +26,7 @@ describe('an issued token survives kill -9 of the server', () => {
     folio('user', 'create', '--email', 'owner@folio.test', '--password', 'correct-horse-battery');
     const app = JSON.parse(folio('app', 'create', '--owner', 'owner@folio.test', '--name', 'Kill test', '--redirect-uri', 'urn:ietf:wg:oauth:2.0:oob', '--json')) as { client_id: string; client_secret: string };
 
-    const first = await serve(env, baseUrl);
+    const first = await spawnListening(env);
     children.push(first);
     const response = await fetch(`${baseUrl}/oauth2/token`, {
       method: 'POST',
@@ -52,7 +39,7 @@ describe('an issued token survives kill -9 of the server', () => {
     first.kill('SIGKILL');
     await killed;
 
-    const second = await serve(env, baseUrl);
+    const second = await spawnListening(env);
     children.push(second);
     const api = await fetch(`${baseUrl}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(api.status, 200);

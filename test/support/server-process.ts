@@ -2,9 +2,10 @@
 // file (or the database named in `env`): what the black-box, browser and
 // reliability tests drive over real HTTP.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -48,22 +49,47 @@ function commandFor(entry: string | undefined): string[] {
   return entry === undefined ? ['--import', 'tsx', 'src/main.ts'] : [entry];
 }
 
-async function spawnHealthy(env: NodeJS.ProcessEnv, baseUrl: string, { logFile, entry }: ServerProcessOptions): Promise<ChildProcess> {
+/** What `serve` prints once its own listen has succeeded (src/server.ts). */
+const LISTENING_LINE = 'Folio is listening on ';
+
+/**
+ * Starts `serve` and resolves once the child itself says it is listening. An
+ * answer on its port would not prove that: in the moment between freePort()
+ * and the child's listen, another test file's server may take the port, and
+ * its answers would pass for this child's while the child fails to listen.
+ */
+export async function spawnListening(env: NodeJS.ProcessEnv, { logFile, entry }: ServerProcessOptions = {}): Promise<ChildProcess> {
   const log = logFile === undefined ? undefined : openSync(logFile, 'a');
-  const stdio = log === undefined ? ['ignore', 'ignore', 'inherit'] as const : ['ignore', log, log] as const;
-  const child = spawn(process.execPath, [...commandFor(entry), 'serve'], { cwd: ROOT, env, stdio: [...stdio] });
+  const logStart = log === undefined ? 0 : fstatSync(log).size;
+  const child = spawn(process.execPath, [...commandFor(entry), 'serve'], { cwd: ROOT, env, stdio: ['ignore', log ?? 'pipe', log ?? 'inherit'] });
   if (log !== undefined) closeSync(log);
+  const saidListening = logFile === undefined
+    ? printed(child.stdout!, LISTENING_LINE)
+    : () => readFileSync(logFile).subarray(logStart).includes(LISTENING_LINE);
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (saidListening()) return child;
     if (attempt > 400) {
       child.kill('SIGKILL');
-      throw new Error('server did not become healthy');
+      throw new Error('server did not say it was listening');
     }
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return child;
-    } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Whether `text` has been printed to `stream` yet; what follows it is read and dropped, so the child never blocks on a full pipe. */
+function printed(stream: Readable, text: string): () => boolean {
+  let seen = '';
+  let found = false;
+  const read = (chunk: Buffer) => {
+    seen += chunk.toString('utf8');
+    if (!seen.includes(text)) return;
+    found = true;
+    stream.off('data', read);
+    stream.resume();
+  };
+  stream.on('data', read);
+  return () => found;
 }
 
 /** `prepare` runs CLI verbs before the server starts (so no demo data is seeded). */
@@ -84,7 +110,7 @@ export async function startServerProcess(prepare: (folio: (...args: string[]) =>
   }
   const server: ServerProcess = {
     baseUrl, directory, folio,
-    child: await spawnHealthy(env, baseUrl, options),
+    child: await spawnListening(env, options),
     stop() {
       const { child } = server;
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
@@ -95,7 +121,7 @@ export async function startServerProcess(prepare: (folio: (...args: string[]) =>
     async restart() {
       const { child } = server;
       if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
-      server.child = await spawnHealthy(env, baseUrl, options);
+      server.child = await spawnListening(env, options);
     },
     cleanup() {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');

@@ -5,8 +5,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import type { Readable } from 'node:stream';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 

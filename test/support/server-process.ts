@@ -58,7 +58,7 @@ const LISTENING_LINE = 'Folio is listening on ';
  * and the child's listen, another test file's server may take the port, and
  * its answers would pass for this child's while the child fails to listen.
  */
-export async function spawnListening(env: NodeJS.ProcessEnv, { logFile, entry }: ServerProcessOptions = {}): Promise<ChildProcess> {
+export async function spawnListening(env: NodeJS.ProcessEnv, { logFile, entry }: Pick<ServerProcessOptions, 'logFile' | 'entry'> = {}): Promise<ChildProcess> {
   const log = logFile === undefined ? undefined : openSync(logFile, 'a');
   const logStart = log === undefined ? 0 : fstatSync(log).size;
   const child = spawn(process.execPath, [...commandFor(entry), 'serve'], { cwd: ROOT, env, stdio: ['ignore', log ?? 'pipe', log ?? 'inherit'] });

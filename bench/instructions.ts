@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { countWindow } from './callgrind.ts';
 import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { folioServerEnv, freePort, startServer } from './processes.ts';
+import { folioServerEnv, freePort, listensOn, startServer } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, refuseDroppedIndexes, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
@@ -123,7 +123,8 @@ async function waitUntilReady(child: ChildProcess, port: number, path: string, s
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${stderr()}`);
     if (performance.now() - started > READY_WITHIN_MS) throw new Error(`not ready within ${READY_WITHIN_MS / 1000} s: ${stderr()}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}${path}`)).ok) return;
+      // Valgrind runs the server in its own process, so the child's pid holds the socket.
+      if ((await fetch(`http://127.0.0.1:${port}${path}`)).ok && listensOn(child.pid!, port) !== false) return;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

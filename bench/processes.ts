@@ -1,7 +1,7 @@
 // Child processes of the benchmark: servers pinned to one core, the load
 // generator pinned to the other (where taskset exists), RSS sampled from /proc.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 export const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
@@ -25,7 +25,12 @@ export interface Server {
 
 const READY_WITHIN_MS = 90_000;
 
-/** Spawns `node ...args` on the server core and waits until `readyPath` answers 2xx. */
+/**
+ * Spawns `node ...args` on the server core and waits until `readyPath` answers 2xx
+ * from the child itself: freePort() only finds a port free for a moment, and
+ * another process (a test file's server, beside the smoke run) may take it before
+ * the child listens; that process's answers must not pass for the child's.
+ */
 export async function startServer(name: string, args: string[], port: number, readyPath: string, env: Record<string, string> = {}): Promise<Server> {
   const [command, argv] = pinned(SERVER_CORE, args);
   const started = performance.now();
@@ -33,6 +38,7 @@ export async function startServer(name: string, args: string[], port: number, re
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const url = `http://127.0.0.1:${port}`;
+  let readyMs: number;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
     // The smoke run starts four servers under tsx at once on one pinned core, beside
@@ -43,11 +49,15 @@ export async function startServer(name: string, args: string[], port: number, re
       throw new Error(`${name} did not become ready within ${READY_WITHIN_MS / 1000} s: ${stderr}`);
     }
     try {
-      if ((await fetch(url + readyPath)).ok) break;
+      const answer = await fetch(url + readyPath);
+      const answeredMs = performance.now() - started;
+      if (answer.ok && listensOn(child.pid!, port) !== false) {
+        readyMs = answeredMs;
+        break;
+      }
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  const readyMs = performance.now() - started;
   return {
     name, url, child, readyMs,
     stop() {
@@ -58,6 +68,37 @@ export async function startServer(name: string, args: string[], port: number, re
       return exited.finally(() => clearTimeout(force));
     },
   };
+}
+
+/**
+ * Whether process `pid` holds the socket listening on TCP `port` (IPv4 or IPv6),
+ * read from /proc; undefined where /proc cannot tell (not Linux, say).
+ */
+export function listensOn(pid: number, port: number): boolean | undefined {
+  const inodes = new Set<string>();
+  try {
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        // local_address is ADDRESS:PORT in hex; state 0A is LISTEN; the inode is the tenth field.
+        if (fields.length > 9 && fields[3] === '0A' && Number.parseInt(fields[1]!.split(':')[1]!, 16) === port) inodes.add(fields[9]!);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return target.startsWith('socket:[') && inodes.has(target.slice('socket:['.length, -1));
+      } catch {
+        return false; // closed since the listing
+      }
+    });
+  } catch {
+    return false; // the process is gone
+  }
 }
 
 /** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */

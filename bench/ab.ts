@@ -6,6 +6,9 @@
 // PostgreSQL server on this machine, the CPU its processes serving the variant's
 // connections spent a request is printed too: on two cores the database's share
 // bounds the token endpoints as much as Folio's own (docs/performance.md).
+// What a request wrote is printed too: on SQLite the bytes the server's process
+// wrote to storage (WAL frames and checkpoints, from /proc), on PostgreSQL the WAL
+// the server logged (its position before and after: every database's).
 //   node --import tsx bench/ab.ts [--scenario get|client_credentials|refresh|authorization_code] [--rounds N] [--duration S] [--own-databases] [--postgres] [--issuing N] NAME=DIST_DIR[:ENV=VALUE,...] ...
 // With --issuing N (the GET only) the load generator also asks each Folio build for N
 // client_credentials tokens a second while its GET is measured (bench/issuing.mjs): writes beside
@@ -39,7 +42,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { cpuMs, cpuMsEach, folioServerEnv, freePort, runLoad, startServer, type Server } from './processes.ts';
+import { cpuMs, cpuMsEach, folioServerEnv, freePort, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 
@@ -100,7 +103,7 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
 
 interface Measured {
   name: string; variant: Variant; server: Server; db: BenchDatabase;
-  rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; systemShare: number[]; p99: number[]; rssMb: number[];
+  rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; writtenBytes: number[]; systemShare: number[]; p99: number[]; rssMb: number[];
 }
 
 /** The CPU milliseconds of each PostgreSQL process serving `db`'s other connections, from /proc; none where the server is elsewhere. */
@@ -115,6 +118,18 @@ async function databaseCpuMsSince(db: BenchDatabase, before: Map<number, number>
   // A connection opened during the load counts from its start.
   return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 }
+/**
+ * What the variant has written so far: on PostgreSQL the server's WAL position (every
+ * database's, so only the variant under load may write meanwhile), on SQLite the bytes
+ * the server's process wrote to storage (the WAL, and the database file at
+ * checkpoints: with one shared file, other variants' pages too, so use --own-databases);
+ * undefined for a baseline, or where neither can be read.
+ */
+async function writtenSoFar(variant: Measured): Promise<number | undefined> {
+  if (isBaseline(variant.variant)) return undefined;
+  return variant.db.kind === 'postgres' ? variant.db.walBytes() : storageWrittenBytes(variant.server.child.pid!);
+}
+
 const variants: Measured[] = [];
 try {
   for (const word of positionals) {
@@ -134,7 +149,7 @@ try {
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
       await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
-    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], systemShare: [], p99: [], rssMb: [] });
+    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], writtenBytes: [], systemShare: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -142,10 +157,13 @@ try {
     // places of the same run differed by 14%.
     for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
       const pid = variant.server.child.pid!;
+      // Made first: minting refresh tokens or seeding codes writes to the database.
+      const load = await spec(variant.server.url, variant.variant, variant.db);
       const before = cpuMs(pid);
       // The baselines use no database: the connections there are the other builds'.
       const databaseBefore = isBaseline(variant.variant) ? undefined : await databaseCpuMs(variant.db);
-      const result = await runLoad(await spec(variant.server.url, variant.variant, variant.db), pid);
+      const writtenBefore = await writtenSoFar(variant);
+      const result = await runLoad(load, pid);
       const refused = result.issueRefused ?? [];
       if (refused.length > 0) throw new Error(`--issuing: ${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})`);
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
@@ -155,6 +173,8 @@ try {
       variant.cpuUs.push(((user + system) * 1000) / result.requests);
       const databaseMs = databaseBefore && await databaseCpuMsSince(variant.db, databaseBefore);
       if (databaseMs !== undefined) variant.databaseCpuUs.push((databaseMs * 1000) / result.requests);
+      const writtenAfter = await writtenSoFar(variant);
+      if (writtenBefore !== undefined && writtenAfter !== undefined) variant.writtenBytes.push((writtenAfter - writtenBefore) / result.requests);
       variant.systemShare.push(system / (user + system));
       variant.p99.push(result.p99);
       variant.rssMb.push(result.maxRssMb ?? Number.NaN);
@@ -170,6 +190,7 @@ try {
     process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
       + ` (${(median(variant.systemShare) * 100).toFixed(0)}% in the kernel)`
       + (measuredDatabase ? `  database ${median(variant.databaseCpuUs).toFixed(1)} µs CPU/request` : '')
+      + (variant.writtenBytes.length > 0 ? `  ${variant.db.kind === 'postgres' ? 'WAL' : 'disk writes'} ${median(variant.writtenBytes).toFixed(0)} B/request` : '')
       + `  p99 ${median(variant.p99)} ms  peak RSS ${Math.max(...variant.rssMb).toFixed(0)} MB${ratios}\n`);
   }
 } finally {

@@ -267,6 +267,16 @@ export class BenchDatabase {
     return rows.map((row) => row.pid);
   }
 
+  /**
+   * The PostgreSQL server's WAL position in bytes: what every database on it has
+   * logged since its start; undefined on SQLite.
+   */
+  async walBytes(): Promise<number | undefined> {
+    if (this.kind !== 'postgres') return undefined;
+    const { rows } = await sql<{ bytes: string }>`select (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as bytes`.execute(this.db);
+    return Number(rows[0]!.bytes);
+  }
+
   close(): Promise<void> {
     return this.storage.close();
   }

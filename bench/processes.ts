@@ -126,6 +126,20 @@ export function cpuMsEach(pids: readonly number[], command: string): Map<number,
   return spent;
 }
 
+/**
+ * The bytes a process has caused to be written to storage (write_bytes of
+ * /proc/PID/io: files' pages it dirtied, not pipes or /dev/null), or undefined
+ * where /proc does not say.
+ */
+export function storageWrittenBytes(pid: number): number | undefined {
+  try {
+    const match = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** VmRSS of a process in MB, or undefined where /proc is not there. */
 export function rssMb(pid: number): number | undefined {
   try {

@@ -2,8 +2,7 @@
 // wrote to storage, on PostgreSQL the WAL. Both must follow real writes, and only those.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -14,6 +13,8 @@ import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from '../support/services.ts';
 
 const MIB = 1024 * 1024;
+// In the project, not the system's temporary directory: where that is a tmpfs, nothing written there reaches storage.
+const SCRATCH = new URL('../../.tmp/', import.meta.url).pathname;
 
 /** A node process that writes a MiB to `path` (and syncs it, where it can: not /dev/null), says so, then waits to be killed. */
 async function writer(path: string): Promise<ChildProcess> {
@@ -30,7 +31,10 @@ async function writer(path: string): Promise<ChildProcess> {
 
 describe('the bytes a process wrote to storage', { skip: storageWrittenBytes(process.pid) === undefined && '/proc/PID/io is not readable here' }, () => {
   let directory: string;
-  before(() => { directory = mkdtempSync(join(tmpdir(), 'folio-written-')); });
+  before(() => {
+    mkdirSync(SCRATCH, { recursive: true });
+    directory = mkdtempSync(join(SCRATCH, 'written-'));
+  });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   it('counts a file written and synced', async () => {

@@ -36,8 +36,7 @@
 // for client_credentials, NAME=@oidc runs its node-oidc-provider.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
@@ -45,6 +44,7 @@ import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -67,7 +67,7 @@ const getTokens = Number(args.tokens);
 if (!(Number.isInteger(getTokens) && getTokens >= 1 && getTokens <= 100)) throw new Error('--tokens: 1 to 100');
 if (getTokens > 1 && args.scenario !== 'get') throw new Error('--tokens goes with the GET only');
 
-const work = mkdtempSync(join(tmpdir(), 'folio-ab-'));
+const work = makeWorkDirectory('ab');
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
 if (args.postgres && adminUrl === undefined) throw new Error('--postgres: no PostgreSQL server answers (set FOLIO_TEST_POSTGRES_URL)');
 const postgresDatabase = adminUrl === undefined ? undefined : await createDatabase(adminUrl, `folio_ab_${process.pid}`);

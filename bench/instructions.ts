@@ -26,9 +26,8 @@
 // The first-level instruction and data misses are I1mr and D1mr + D1mw; the
 // last-level ones (ILmr, DLmr, DLmw) are few here.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countWindow } from './callgrind.ts';
@@ -37,6 +36,7 @@ import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, listensOn, startServer } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, refuseDroppedIndexes, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -59,7 +59,7 @@ const READY_WITHIN_MS = 300_000;
 // The machine has two cores; a third server would only share them.
 const AT_ONCE = 2;
 
-const work = mkdtempSync(join(tmpdir(), 'folio-instructions-'));
+const work = makeWorkDirectory('instructions');
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
 if (args.postgres && adminUrl === undefined) throw new Error('--postgres: no PostgreSQL server answers (set FOLIO_TEST_POSTGRES_URL)');
 const postgresDatabase = adminUrl === undefined ? undefined : await createDatabase(adminUrl, `folio_instructions_${process.pid}`);

@@ -4,14 +4,14 @@
 // holding N dead access tokens and N sign-in failure counters (a million by default).
 // With --postgres [--live N]: the token purge on a throwaway PostgreSQL database
 // beside N live tokens, and the CPU the database server's processes spent on it.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { PURGE_RETENTION_MS, LOGIN_FAILURE_RETENTION_MS } from '../src/maintenance.ts';
 import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '1000000' },
@@ -19,7 +19,7 @@ const { values: args } = parseArgs({ options: {
   live: { type: 'string', default: '1000' },
 } });
 const rows = Number(args.rows);
-const work = mkdtempSync(join(tmpdir(), 'folio-purge-'));
+const work = makeWorkDirectory('purge');
 
 /** A pause that yields like the server's but does not rest, recording how long each batch held the loop. */
 function recordingPause() {

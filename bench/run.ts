@@ -1,8 +1,7 @@
 // `npm run bench`: Folio against a bare Fastify route and node-oidc-provider, in
 // one run, on SQLite and PostgreSQL. `npm run bench:smoke`: a few hundred
 // requests per scenario, checking only that every answer is 2xx.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
@@ -10,6 +9,7 @@ import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
 import { OIDC_CLIENT, parseVariant, readyPath, tokenPath, variantArgv } from './variants.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -80,7 +80,7 @@ interface FolioBackend {
   basic: string;
 }
 
-const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
+const work = makeWorkDirectory('bench');
 const servers: Server[] = [];
 const databases: BenchDatabase[] = [];
 const pgDatabases: string[] = [];

@@ -19,8 +19,7 @@
 //   node --import tsx bench/sqlite-writes.ts --batches 3000 shipped=normal default=normal,autocheckpoint=1000 none=normal,autocheckpoint=0
 // The statements are written here as Folio's compile them (token-writes.ts), not
 // through Folio's code, so that the database's own cost is what is timed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
@@ -30,6 +29,7 @@ import { WAL_AUTOCHECKPOINT_PAGES, createSqliteKysely } from '../src/storage/dia
 import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
 import { LAST_USE_RESOLUTION_MS } from '../src/storage/kysely/token-writes.ts';
 import { median } from './report.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -158,7 +158,7 @@ async function preparedDatabase(file: string, variant: (typeof variants)[number]
   };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'folio-sqlite-writes-'));
+const work = makeWorkDirectory('sqlite-writes');
 try {
   const databases = await Promise.all(variants.map((variant, index) => preparedDatabase(join(work, `${index}.db`), variant)));
   const costs: Costs[] = variants.map(() => ({ lookUp: [], statements: [], commit: [] }));

@@ -7,8 +7,7 @@
 //   node --import tsx bench/start.ts [--rounds N] [--postgres] NAME=DIST_DIR[:ENV=VALUE,...] ...
 // With --postgres the builds start on a throwaway database on the local PostgreSQL
 // server (FOLIO_TEST_POSTGRES_URL), dropped at the end.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
@@ -16,6 +15,7 @@ import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, startServer } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, parseVariant, refuseDroppedIndexes, variantArgv, variantEnv } from './variants.ts';
+import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -29,7 +29,7 @@ refuseDroppedIndexes(variants, 'bench/start.ts');
 if (variants.length === 0) throw new Error('name at least one build: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (variants.some(isBaseline)) throw new Error('only builds of Folio start here, not @bare, @floor or @oidc');
 
-const work = mkdtempSync(join(tmpdir(), 'folio-start-'));
+const work = makeWorkDirectory('start');
 const adminUrl = args.postgres ? await postgresAdminUrl() : undefined;
 if (args.postgres && adminUrl === undefined) throw new Error('--postgres: no PostgreSQL server answers (set FOLIO_TEST_POSTGRES_URL)');
 const postgresDatabase = adminUrl === undefined ? undefined : await createDatabase(adminUrl, `folio_start_${process.pid}`);

@@ -2,19 +2,18 @@
 // wrote to storage, on PostgreSQL the WAL. Both must follow real writes, and only those.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BenchDatabase } from '../../bench/fixtures.ts';
 import { storageWrittenBytes } from '../../bench/processes.ts';
+import { makeWorkDirectory } from '../../bench/work-directory.ts';
 import { SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl } from '../support/services.ts';
 
 const MIB = 1024 * 1024;
-// In the project, not the system's temporary directory: where that is a tmpfs, nothing written there reaches storage.
-const SCRATCH = new URL('../../.tmp/', import.meta.url).pathname;
 
 /** A node process that writes a MiB to `path` (and syncs it, where it can: not /dev/null), says so, then waits to be killed. */
 async function writer(path: string): Promise<ChildProcess> {
@@ -31,10 +30,8 @@ async function writer(path: string): Promise<ChildProcess> {
 
 describe('the bytes a process wrote to storage', { skip: storageWrittenBytes(process.pid) === undefined && '/proc/PID/io is not readable here' }, () => {
   let directory: string;
-  before(() => {
-    mkdirSync(SCRATCH, { recursive: true });
-    directory = mkdtempSync(join(SCRATCH, 'written-'));
-  });
+  // Where the benchmark keeps its databases: a tmpfs /tmp would reach no storage.
+  before(() => { directory = makeWorkDirectory('written-bytes-test'); });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   it('counts a file written and synced', async () => {

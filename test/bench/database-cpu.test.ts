@@ -10,7 +10,7 @@ import { BenchDatabase } from '../../bench/fixtures.ts';
 import { cpuMsEach } from '../../bench/processes.ts';
 import { SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from '../support/services.ts';
+import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
 const serverUrl = postgresServerUrl;
 
@@ -36,7 +36,7 @@ describe('the CPU of processes by pid', () => {
   });
 });
 
-describe('the PostgreSQL processes serving a benchmarked server', { skip: serverUrl === undefined && 'FOLIO_TEST_POSTGRES_URL is not set' }, () => {
+describe('the PostgreSQL processes serving a benchmarked server', { skip: withoutPostgres }, () => {
   const served = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused', 'folio_bench_cpu');
   const elsewhere = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused', 'folio_bench_cpu');
   let bench: BenchDatabase;

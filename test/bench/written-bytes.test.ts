@@ -11,7 +11,7 @@ import { storageWrittenBytes } from '../../bench/processes.ts';
 import { makeWorkDirectory } from '../../bench/work-directory.ts';
 import { SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from '../support/services.ts';
+import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
 const MIB = 1024 * 1024;
 
@@ -67,7 +67,7 @@ describe('the WAL position', () => {
     }
   });
 
-  describe('on PostgreSQL', { skip: postgresServerUrl === undefined && 'FOLIO_TEST_POSTGRES_URL is not set' }, () => {
+  describe('on PostgreSQL', { skip: withoutPostgres }, () => {
     const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused', 'folio_bench_wal');
     let bench: BenchDatabase;
     before(async () => { bench = BenchDatabase.open(await database.create()); });

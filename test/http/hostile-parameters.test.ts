@@ -9,7 +9,7 @@ import { openStorage } from '../../src/storage/open.ts';
 import { type TestApp, type TestClient, assertError, basic, bearer, createClient, createTestApp, createUser, obtainTokens, signIn } from '../support/app.ts';
 import { csrfToken, getPage, postForm } from '../support/pages.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from '../support/services.ts';
+import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
 const postgresUrl = postgresServerUrl;
 const urlencoded = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -23,7 +23,7 @@ const backends = [
   { name: 'SQLite', open: async () => ({ app: await createTestApp(), drop: async () => {} }) },
   {
     name: 'PostgreSQL',
-    skip: postgresUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false,
+    skip: withoutPostgres,
     open: async () => {
       const database = new TemporaryPostgresDatabase(postgresUrl!);
       const storage = await openStorage(await database.create());

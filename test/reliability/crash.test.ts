@@ -16,7 +16,7 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 import {
   Browser, PASSWORD, REDIRECT_URI, type RegisteredClient, TemporaryPostgresDatabase, apiStatus, clientCredentials, pause, redeemCode, refresh, report,
 } from './support.ts';
-import { postgresServerUrl } from '../support/services.ts';
+import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
 const LOAD_MS = Number(process.env.FOLIO_CRASH_LOAD_MS ?? 1500);
 const CHAINS = 6;
@@ -34,7 +34,7 @@ interface Chain {
 const postgresUrl = postgresServerUrl;
 
 for (const backend of ['SQLite', 'PostgreSQL'] as const) {
-  const skip = backend === 'PostgreSQL' && postgresUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
+  const skip = backend === 'PostgreSQL' ? withoutPostgres : false;
   describe(`kill -9 under a load of token issues and refreshes [${backend}]`, { skip }, () => {
     let server: ServerProcess;
     let client: RegisteredClient;

@@ -16,7 +16,7 @@ import type { Application } from '../../src/storage/records.ts';
 import type { Storage } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
-import { postgresServerUrl } from './contract.ts';
+import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import {
   accessTokenFor, auditEvent, codeFor, createGrant, MINUTE, rawToken, T0, tokenPairFor,
 } from './fixtures.ts';
@@ -86,7 +86,7 @@ describe('client look-ups from memory on a SQLite file', () => {
   });
 });
 
-describe('client look-ups from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+describe('client look-ups from memory on PostgreSQL, with two instances', { skip: withoutPostgres }, () => {
   const instances = twoInstancesFor(postgresServerUrl);
   let one: OpenedStorage;
   let two: OpenedStorage;
@@ -162,7 +162,7 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
   });
 });
 
-describe('PostgresChanges: the applications counter', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+describe('PostgresChanges: the applications counter', { skip: withoutPostgres }, () => {
   const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
   before(async () => { await database.create(); });
   after(async () => { await database.drop(); });

@@ -10,7 +10,7 @@ import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from '../support/services.ts';
+import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
 export interface StorageUnderTest {
   storage: OpenedStorage;
@@ -24,7 +24,7 @@ const TABLES_CHILDREN_FIRST: (keyof Database)[] = [
   'portfolios', 'applications', 'audit_events', 'login_failures', 'users',
 ];
 
-export { postgresServerUrl };
+export { postgresServerUrl, withoutPostgres };
 
 export function describeStorageContract(title: string, define: (target: () => StorageUnderTest) => void): void {
   describe(`${title} (sqlite)`, () => {
@@ -128,8 +128,6 @@ function temporaryPostgresDatabases(): (() => Promise<string>) | undefined {
   };
 }
 
-/** Why a file's PostgreSQL-only tests skip, or false when FOLIO_TEST_POSTGRES_URL is set. */
-export const withoutPostgres = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
 
 /**
  * For tests of PostgreSQL's own behaviour, called in their describe (skipped

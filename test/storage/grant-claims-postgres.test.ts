@@ -14,10 +14,10 @@ import type { AuthorizationCode, Grant } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
-import { postgresServerUrl } from './contract.ts';
+import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import { MINUTE, T0, accessTokenFor, auditEvent, codeFor, createGrant, createUser, revokeGrant, tokenPairFor } from './fixtures.ts';
 
-const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
+const skip = withoutPostgres;
 
 /** `promise`'s outcome if it settles within `ms`, else 'waiting'. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | 'waiting'> {

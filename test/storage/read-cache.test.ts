@@ -16,7 +16,7 @@ import { VersionedCache } from '../../src/storage/kysely/read-cache.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
-import { postgresServerUrl } from './contract.ts';
+import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import {
   accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, refreshTokenFor, revokeGrant, T0,
 } from './fixtures.ts';
@@ -324,7 +324,7 @@ describe('a purge of dead rows on SQLite', () => {
   });
 });
 
-describe('bearer reads from memory on PostgreSQL, with two instances', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+describe('bearer reads from memory on PostgreSQL, with two instances', { skip: withoutPostgres }, () => {
   const instances = twoInstancesFor(postgresServerUrl);
   let one: OpenedStorage;
   let two: OpenedStorage;
@@ -468,7 +468,7 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: p
   });
 });
 
-describe('PostgresChanges', { skip: postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false }, () => {
+describe('PostgresChanges', { skip: withoutPostgres }, () => {
   const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
   before(async () => { await database.create(); });
   after(async () => { await database.drop(); });

@@ -6,5 +6,8 @@
 /** A PostgreSQL server's URL whose user may create and drop databases, or undefined. */
 export const postgresServerUrl = process.env.FOLIO_TEST_POSTGRES_URL || undefined;
 
+/** Why a suite that needs PostgreSQL skips, or false when it has one: a test's `skip`. */
+export const withoutPostgres = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set' : false;
+
 /** A Redis server's URL, or undefined. */
 export const redisServerUrl = process.env.FOLIO_TEST_REDIS_URL || undefined;

@@ -6,6 +6,9 @@
 // PostgreSQL server on this machine, the CPU its processes serving the variant's
 // connections spent a request is printed too: on two cores the database's share
 // bounds the token endpoints as much as Folio's own (docs/performance.md).
+// The share of that CPU spent on the event loop's thread is printed too; the rest is
+// other threads' (libuv's pool, where the group commit's fsyncs run, and V8's
+// collector and compiler), which share the server's core but not its loop.
 // What a request wrote is printed too: on SQLite the bytes the server's process
 // wrote to storage (WAL frames and checkpoints, from /proc), on PostgreSQL the WAL
 // the server logged (its position before and after: every database's).
@@ -41,7 +44,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
-import { cpuMs, cpuMsEach, folioServerEnv, freePort, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
+import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
@@ -103,7 +106,7 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
 
 interface Measured {
   name: string; variant: Variant; server: Server; db: BenchDatabase;
-  rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; writtenBytes: number[]; systemShare: number[]; p99: number[]; rssMb: number[];
+  rps: number[]; cpuUs: number[]; databaseCpuUs: number[]; writtenBytes: number[]; systemShare: number[]; mainThreadShare: number[]; p99: number[]; rssMb: number[];
 }
 
 /** The CPU milliseconds of each PostgreSQL process serving `db`'s other connections, from /proc; none where the server is elsewhere. */
@@ -149,7 +152,7 @@ try {
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
       await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
-    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], writtenBytes: [], systemShare: [], p99: [], rssMb: [] });
+    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], writtenBytes: [], systemShare: [], mainThreadShare: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -160,6 +163,7 @@ try {
       // Made first: minting refresh tokens or seeding codes writes to the database.
       const load = await spec(variant.server.url, variant.variant, variant.db);
       const before = cpuMs(pid);
+      const mainThreadBefore = mainThreadCpuMs(pid);
       // The baselines use no database: the connections there are the other builds'.
       const databaseBefore = isBaseline(variant.variant) ? undefined : await databaseCpuMs(variant.db);
       const writtenBefore = await writtenSoFar(variant);
@@ -169,26 +173,33 @@ try {
       if (result.non2xx > 0) throw new Error(`${variant.name}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statuses)})`);
       variant.rps.push(result.rps);
       const after = cpuMs(pid);
+      const mainThreadAfter = mainThreadCpuMs(pid);
       const [user, system] = [after.user - before.user, after.system - before.system];
+      const mainThread = mainThreadAfter.user + mainThreadAfter.system - mainThreadBefore.user - mainThreadBefore.system;
       variant.cpuUs.push(((user + system) * 1000) / result.requests);
       const databaseMs = databaseBefore && await databaseCpuMsSince(variant.db, databaseBefore);
       if (databaseMs !== undefined) variant.databaseCpuUs.push((databaseMs * 1000) / result.requests);
       const writtenAfter = await writtenSoFar(variant);
       if (writtenBefore !== undefined && writtenAfter !== undefined) variant.writtenBytes.push((writtenAfter - writtenBefore) / result.requests);
       variant.systemShare.push(system / (user + system));
+      variant.mainThreadShare.push(mainThread / (user + system));
       variant.p99.push(result.p99);
       variant.rssMb.push(result.maxRssMb ?? Number.NaN);
     }
   }
   const [first] = variants;
-  const ratioTo = (values: number[], references: number[]) => median(values.map((value, index) => value / references[index]!)).toFixed(2);
+  // A round whose reference is 0 (the GET's database CPU, on a quiet connection) has no ratio.
+  const ratioTo = (values: number[], references: number[]) => {
+    const ratios = values.flatMap((value, index) => (references[index]! > 0 ? [value / references[index]!] : []));
+    return ratios.length === 0 ? '—' : `${median(ratios).toFixed(2)}×`;
+  };
   for (const variant of variants) {
     const measuredDatabase = variant.databaseCpuUs.length === variant.cpuUs.length && variant.cpuUs.length > 0;
-    const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${ratioTo(variant.rps, first!.rps)}×,`
-      + ` CPU/request ${ratioTo(variant.cpuUs, first!.cpuUs)}×`
-      + (measuredDatabase && first!.databaseCpuUs.length === first!.cpuUs.length ? `, database CPU/request ${ratioTo(variant.databaseCpuUs, first!.databaseCpuUs)}×` : '');
+    const ratios = variant === first ? '' : `  ratio to ${first!.name}: req/s ${ratioTo(variant.rps, first!.rps)},`
+      + ` CPU/request ${ratioTo(variant.cpuUs, first!.cpuUs)}`
+      + (measuredDatabase && first!.databaseCpuUs.length === first!.cpuUs.length ? `, database CPU/request ${ratioTo(variant.databaseCpuUs, first!.databaseCpuUs)}` : '');
     process.stdout.write(`${variant.name.padEnd(12)} ${median(variant.rps).toFixed(0).padStart(6)} req/s  ${median(variant.cpuUs).toFixed(1).padStart(6)} µs CPU/request`
-      + ` (${(median(variant.systemShare) * 100).toFixed(0)}% in the kernel)`
+      + ` (${(median(variant.systemShare) * 100).toFixed(0)}% in the kernel, ${(median(variant.mainThreadShare) * 100).toFixed(0)}% on the event loop's thread)`
       + (measuredDatabase ? `  database ${median(variant.databaseCpuUs).toFixed(1)} µs CPU/request` : '')
       + (variant.writtenBytes.length > 0 ? `  ${variant.db.kind === 'postgres' ? 'WAL' : 'disk writes'} ${median(variant.writtenBytes).toFixed(0)} B/request` : '')
       + `  p99 ${median(variant.p99)} ms  peak RSS ${Math.max(...variant.rssMb).toFixed(0)} MB${ratios}\n`);

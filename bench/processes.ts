@@ -101,10 +101,27 @@ export function listensOn(pid: number, port: number): boolean | undefined {
   }
 }
 
+/** The user and system CPU of a /proc `stat` file (a process's or one thread's), in milliseconds of clock ticks. */
+function statCpuMs(statPath: string): { user: number; system: number } {
+  // The command's name, in parentheses, may hold spaces: the fields follow its last ')'.
+  const stat = readFileSync(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
 /** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */
 export function cpuMs(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/**
+ * The CPU of the process's first thread alone, which in Node runs the event loop:
+ * JavaScript, the HTTP parsing and every synchronous SQLite statement. The rest of
+ * cpuMs is other threads' (libuv's pool, where the group commit's fsyncs run, and
+ * V8's collector and compiler), which a request does not wait for on the loop.
+ */
+export function mainThreadCpuMs(pid: number): { user: number; system: number } {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /**

@@ -19,7 +19,7 @@ export class PasswordTooLongError extends Error {
   }
 }
 
-interface Cost { N: number; r: number; p: number }
+export interface Cost { N: number; r: number; p: number }
 
 function derive(password: string, salt: Buffer, cost: Cost, keyLength: number): Promise<Buffer> {
   // scrypt needs 128·N·r bytes; Node's default maxmem (32 MiB) is exactly N=2^15, r=8, so leave headroom.
@@ -33,11 +33,12 @@ function isTooLong(password: string): boolean {
   return Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A new hash, at the cost new passwords get unless `cost` names another (verifyPassword reads it back from the hash). */
+export async function hashPassword(password: string, cost: Cost = COST): Promise<string> {
   if (isTooLong(password)) throw new PasswordTooLongError();
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, COST, KEY_BYTES);
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, cost, KEY_BYTES);
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 interface ParsedHash { cost: Cost; salt: Buffer; key: Buffer }

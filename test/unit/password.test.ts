@@ -18,6 +18,13 @@ describe('password hashing', () => {
     assert.ok(!stored.includes('hunter2'));
   });
 
+  test('a hash made at another cost records it and is checked at it', async () => {
+    const cheaper = await hashPassword('hunter2hunter2', { N: 2 ** 10, r: 8, p: 1 });
+    assert.match(cheaper, /^scrypt\$1024\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    assert.equal(await verifyPassword('hunter2hunter2', cheaper), true);
+    assert.equal(await verifyPassword('hunter2hunter3', cheaper), false);
+  });
+
   test('the same password gets a different salt and hash each time', async () => {
     const first = await hashPassword('same password');
     const second = await hashPassword('same password');

@@ -16,6 +16,10 @@
 // With --issuing N (the GET only) the load generator also asks each Folio build for N
 // client_credentials tokens a second while its GET is measured (bench/issuing.mjs): writes beside
 // the reads, as a server that issues tokens and serves the API at once sees.
+// A variant's BESIDE=introspection makes those N requests introspections of another
+// token, which write nothing, and BESIDE=nothing leaves its GET alone: one run then
+// tells what a request of another kind costs the GET from what its write adds, e.g.
+//   --issuing 200 alone=dist:BESIDE=nothing tokens=dist reads=dist:BESIDE=introspection
 // With --tokens N (1 to 100, the GET only) the GET's requests take turns with N
 // of the prepared access tokens instead of one, as N clients' would.
 // The database is a SQLite file, or with --postgres a throwaway database on the
@@ -42,7 +46,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixtures.ts';
+import { BenchDatabase, CODES_A_SECOND, introspectingSpec, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median } from './report.ts';
@@ -66,6 +70,7 @@ if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVa
 const issuingPerSecond = Number(args.issuing);
 if (!(issuingPerSecond >= 0 && issuingPerSecond <= 1000)) throw new Error('--issuing: tokens a second, 0 to 1000');
 if (issuingPerSecond > 0 && args.scenario !== 'get') throw new Error('--issuing goes with the GET only');
+if (issuingPerSecond === 0 && positionals.some((word) => parseVariant(word).beside !== 'token')) throw new Error('BESIDE says what --issuing sends: name a rate');
 const getTokens = Number(args.tokens);
 if (!(Number.isInteger(getTokens) && getTokens >= 1 && getTokens <= 100)) throw new Error('--tokens: 1 to 100');
 if (getTokens > 1 && args.scenario !== 'get') throw new Error('--tokens goes with the GET only');
@@ -87,7 +92,11 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
       return {
         ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` },
         ...(getTokens > 1 && !isBaseline(variant) ? { bearerTokens: fixtures.bearerTokens.slice(0, getTokens) } : {}),
-        ...(issuingPerSecond > 0 && !isBaseline(variant) ? { issuing: issuingSpec(basic, issuingPerSecond) } : {}),
+        ...(issuingPerSecond > 0 && !isBaseline(variant) && variant.beside !== 'nothing' ? {
+          issuing: variant.beside === 'token' ? issuingSpec(basic, issuingPerSecond)
+            // Another token than the GET's: the GET's cached look-up is left as it is.
+            : introspectingSpec(basic, fixtures.bearerTokens[1]!, issuingPerSecond),
+        } : {}),
       };
     case 'client_credentials':
       return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };

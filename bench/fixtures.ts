@@ -29,6 +29,11 @@ export function issuingSpec(basicAuthorization: string, perSecond: number) {
   };
 }
 
+/** The same, but introspections of `token`: requests of another kind than the load that write nothing. */
+export function introspectingSpec(basicAuthorization: string, token: string, perSecond: number) {
+  return { ...issuingSpec(basicAuthorization, perSecond), path: '/oauth2/introspect', body: `token=${token}` };
+}
+
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
 const BEARER_TOKENS = 100;

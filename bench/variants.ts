@@ -18,14 +18,27 @@ export interface Variant {
    * an index costs without a one-off build.
    */
   dropIndexes: string[] | undefined;
+  /**
+   * BESIDE=token|introspection|nothing among the settings: what bench/ab.ts --issuing
+   * sends this variant beside its GET (token issues unless it says otherwise), so
+   * that one run compares a GET beside writes, beside requests that write nothing,
+   * and alone.
+   */
+  beside: 'token' | 'introspection' | 'nothing';
 }
+
+const BESIDE = ['token', 'introspection', 'nothing'] as const;
 
 export function parseVariant(word: string): Variant {
   const [name, rest] = word.split(/=(.*)/s) as [string, string | undefined];
   if (!name || !rest) throw new Error(`a variant is NAME=DIST_DIR[:ENV=VALUE,...], got ${word}`);
   const [dist, envList] = rest.split(/:(.*)/s) as [string, string | undefined];
-  const { NODE_FLAGS: nodeFlags, DROP_INDEXES: dropIndexes, ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
-  return { name, dist, env, nodeFlags: nodeFlags?.split(' ').filter(Boolean), dropIndexes: dropIndexes?.split('+').filter(Boolean) };
+  const { NODE_FLAGS: nodeFlags, DROP_INDEXES: dropIndexes, BESIDE: beside = 'token', ...env } = Object.fromEntries((envList ?? '').split(',').filter(Boolean).map((pair) => pair.split(/=(.*)/s))) as Record<string, string>;
+  if (!(BESIDE as readonly string[]).includes(beside)) throw new Error(`${name}: BESIDE is one of ${BESIDE.join(', ')}, got ${beside}`);
+  return {
+    name, dist, env, nodeFlags: nodeFlags?.split(' ').filter(Boolean), dropIndexes: dropIndexes?.split('+').filter(Boolean),
+    beside: beside as Variant['beside'],
+  };
 }
 
 /** For the tools that serve every variant one database: DROP_INDEXES would reach them all. */

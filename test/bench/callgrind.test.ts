@@ -70,8 +70,17 @@ describe('variants on the command line', () => {
   it('splits a name, a build and its settings, node flags apart', () => {
     assert.deepEqual(parseVariant('semi=dist:NODE_FLAGS=--max-semi-space-size=4 --expose-gc,FOLIO_LOG_LEVEL=warn'), {
       name: 'semi', dist: 'dist', env: { FOLIO_LOG_LEVEL: 'warn' }, nodeFlags: ['--max-semi-space-size=4', '--expose-gc'], dropIndexes: undefined,
+      beside: 'token',
     });
-    assert.deepEqual(parseVariant('bare=@bare'), { name: 'bare', dist: '@bare', env: {}, nodeFlags: undefined, dropIndexes: undefined });
+    assert.deepEqual(parseVariant('bare=@bare'), { name: 'bare', dist: '@bare', env: {}, nodeFlags: undefined, dropIndexes: undefined, beside: 'token' });
     assert.throws(() => parseVariant('dist'), /NAME=DIST_DIR/);
+  });
+
+  it('takes what bench/ab.ts --issuing sends beside the GET apart from the environment, and only what it can send', () => {
+    const reads = parseVariant('reads=dist:BESIDE=introspection,FOLIO_LOG_LEVEL=warn');
+    assert.equal(reads.beside, 'introspection');
+    assert.deepEqual(reads.env, { FOLIO_LOG_LEVEL: 'warn' });
+    assert.equal(parseVariant('alone=dist:BESIDE=nothing').beside, 'nothing');
+    assert.throws(() => parseVariant('odd=dist:BESIDE=revocation'), /odd: BESIDE is one of token, introspection, nothing/);
   });
 });

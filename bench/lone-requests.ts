@@ -1,6 +1,6 @@
 // The server's CPU a request when requests come alone, a few hundred a second and
 // nothing else, where the other tools load a server with 50 connections: what a
-// mostly idle server pays for each request, which is also about what one request of
+// mostly idle server pays for each request, of the same order as what one request of
 // another kind costs a loaded server (bench/ab.ts --issuing; docs/performance.md,
 // thirty-fifth session). The requests go out evenly spaced on keep-alive sockets
 // (bench/issuing.mjs) from this process, pinned to the load core; the variants take

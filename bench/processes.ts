@@ -118,7 +118,7 @@ export function cpuMs(pid: number): { user: number; system: number } {
  * The CPU of the process's first thread alone, which in Node runs the event loop:
  * JavaScript, the HTTP parsing and every synchronous SQLite statement. The rest of
  * cpuMs is other threads' (libuv's pool, where the group commit's fsyncs run, and
- * V8's collector and compiler), which a request does not wait for on the loop.
+ * V8's collector and compiler), which share the server's core but not its loop.
  */
 export function mainThreadCpuMs(pid: number): { user: number; system: number } {
   return statCpuMs(`/proc/${pid}/task/${pid}/stat`);

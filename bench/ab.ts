@@ -49,7 +49,7 @@ import { parseArgs } from 'node:util';
 import { BenchDatabase, CODES_A_SECOND, introspectingSpec, issuingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
-import { median } from './report.ts';
+import { median, medianRatio, turnOrder } from './report.ts';
 import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
@@ -165,9 +165,7 @@ try {
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
-    // The order rotates each round: in a fixed order one build measured in two
-    // places of the same run differed by 14%.
-    for (const variant of variants.map((_, index) => variants[(index + round) % variants.length]!)) {
+    for (const variant of turnOrder(variants.length, round).map((index) => variants[index]!)) {
       const pid = variant.server.child.pid!;
       // Made first: minting refresh tokens or seeding codes writes to the database.
       const load = await spec(variant.server.url, variant.variant, variant.db);
@@ -199,8 +197,8 @@ try {
   const [first] = variants;
   // A round whose reference is 0 (the GET's database CPU, on a quiet connection) has no ratio.
   const ratioTo = (values: number[], references: number[]) => {
-    const ratios = values.flatMap((value, index) => (references[index]! > 0 ? [value / references[index]!] : []));
-    return ratios.length === 0 ? '—' : `${median(ratios).toFixed(2)}×`;
+    const ratio = medianRatio(values, references);
+    return Number.isNaN(ratio) ? '—' : `${ratio.toFixed(2)}×`;
   };
   for (const variant of variants) {
     const measuredDatabase = variant.databaseCpuUs.length === variant.cpuUs.length && variant.cpuUs.length > 0;

@@ -11,14 +11,13 @@
 // token: client_credentials issues, each written and made durable on its own;
 // introspection: of a live access token, which writes nothing. @bare is sent the
 // same POST, which it answers 404: what waking any Node server for a request costs.
-import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BenchDatabase, introspectingSpec, issuingSpec } from './fixtures.ts';
 import { startIssuing } from './issuing.mjs';
-import { cpuMs, folioServerEnv, freePort, HAS_TASKSET, LOAD_CORE, mainThreadCpuMs, type Server, startServer } from './processes.ts';
-import { median } from './report.ts';
+import { cpuMs, folioServerEnv, freePort, mainThreadCpuMs, pinToLoadCore, type Server, startServer } from './processes.ts';
+import { median, medianRatio, turnOrder } from './report.ts';
 import { isBaseline, parseVariant, readyPath, refuseDroppedIndexes, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
@@ -40,7 +39,7 @@ if (variants.length === 0) throw new Error('name at least one variant: NAME=DIST
 if (variants.some((variant) => isBaseline(variant) && variant.dist !== '@bare')) throw new Error('of the baselines, only @bare answers here');
 
 // bench/issuing.mjs runs in this process, so this process is the load generator.
-if (HAS_TASKSET) spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
+pinToLoadCore(process.pid);
 
 const work = makeWorkDirectory('lone-requests');
 const db = BenchDatabase.open(join(work, 'lone.db'));
@@ -69,8 +68,7 @@ try {
   const cpuUs = variants.map((): number[] => []);
   const mainThreadShare = variants.map((): number[] => []);
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (let offset = 0; offset < variants.length; offset++) {
-      const index = (offset + round) % variants.length;
+    for (const index of turnOrder(variants.length, round)) {
       const pid = servers[index]!.child.pid!;
       const [before, mainBefore] = [cpuMs(pid), mainThreadCpuMs(pid)];
       const sent = await send(servers[index]!, Number(args.seconds));
@@ -81,7 +79,7 @@ try {
     }
   }
   variants.forEach((variant, index) => {
-    const ratio = index === 0 ? '' : `  ratio to ${variants[0]!.name}: ${median(cpuUs[index]!.map((value, round) => value / cpuUs[0]![round]!)).toFixed(2)}×`;
+    const ratio = index === 0 ? '' : `  ratio to ${variants[0]!.name}: ${medianRatio(cpuUs[index]!, cpuUs[0]!).toFixed(2)}×`;
     process.stdout.write(`${variant.name.padEnd(12)} ${median(cpuUs[index]!).toFixed(0).padStart(6)} µs CPU/request`
       + ` (${(median(mainThreadShare[index]!) * 100).toFixed(0)}% on the event loop's thread), ${rate} ${args.request} requests a second${ratio}\n`);
   });

@@ -14,6 +14,11 @@ function pinned(core: string, args: string[]): [string, string[]] {
   return HAS_TASKSET ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
 }
 
+/** Moves a running process, every thread of it, to the load generator's core, where taskset exists. */
+export function pinToLoadCore(pid: number): void {
+  if (HAS_TASKSET) spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(pid)], { stdio: 'ignore' });
+}
+
 export interface Server {
   name: string;
   url: string;

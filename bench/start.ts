@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, folioServerEnv, freePort, startServer } from './processes.ts';
-import { median } from './report.ts';
+import { median, medianRatio, turnOrder } from './report.ts';
 import { isBaseline, parseVariant, refuseDroppedIndexes, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
@@ -39,8 +39,7 @@ try {
   const readyMs = variants.map((): number[] => []);
   const cpuAtReady = variants.map((): number[] => []);
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (let offset = 0; offset < variants.length; offset++) {
-      const index = (offset + round) % variants.length;
+    for (const index of turnOrder(variants.length, round)) {
       const variant = variants[index]!;
       const port = await freePort();
       const server = await startServer(variant.name, variantArgv(variant, port, db.url, ''), port, '/readyz',
@@ -51,7 +50,7 @@ try {
       cpuAtReady[index]!.push(cpu.user + cpu.system);
     }
   }
-  const ratio = (values: number[][], index: number) => median(values[index]!.map((value, round) => value / values[0]![round]!)).toFixed(2);
+  const ratio = (values: number[][], index: number) => medianRatio(values[index]!, values[0]!).toFixed(2);
   variants.forEach((variant, index) => {
     const ratios = index === 0 ? '' : `  ratio to ${variants[0]!.name}: ready ${ratio(readyMs, index)}×, CPU ${ratio(cpuAtReady, index)}×`;
     process.stdout.write(`${variant.name.padEnd(12)} ready in ${median(readyMs[index]!).toFixed(0).padStart(5)} ms`

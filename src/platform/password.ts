@@ -19,7 +19,7 @@ export class PasswordTooLongError extends Error {
   }
 }
 
-export interface Cost { N: number; r: number; p: number }
+interface Cost { N: number; r: number; p: number }
 
 function derive(password: string, salt: Buffer, cost: Cost, keyLength: number): Promise<Buffer> {
   // scrypt needs 128·N·r bytes; Node's default maxmem (32 MiB) is exactly N=2^15, r=8, so leave headroom.

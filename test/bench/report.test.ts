@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadResult } from '../../bench/processes.ts';
-import { renderTable, rowVerdict, type Row } from '../../bench/report.ts';
+import { medianRatio, renderTable, rowVerdict, turnOrder, type Row } from '../../bench/report.ts';
 
 function round(rps: number, refused = 0): LoadResult {
   return { requests: rps * 5, rps, p50: 1, p99: 5, errors: 0, timeouts: 0, non2xx: refused, statuses: refused > 0 ? { 400: refused } : {} };
@@ -31,5 +31,17 @@ describe('bench report', () => {
     assert.equal(rowVerdict(purge).pass, false);
     assert.match(renderTable([purge], []), /\| FAIL: the purge ended before the measurement did \(1 of 2 rounds\) \|$/m);
     assert.equal(rowVerdict({ ...purge, spoilt: [] }).pass, true);
+  });
+});
+
+describe('comparing builds round by round', () => {
+  it('rotates the order of the variants each round, each measured once a round', () => {
+    assert.deepEqual([0, 1, 2, 3].map((round) => turnOrder(3, round)), [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 1, 2]]);
+  });
+
+  it('takes the median of the per-round ratios, leaving out rounds whose reference is 0', () => {
+    assert.equal(medianRatio([2, 6, 3], [1, 2, 1]), 3);
+    assert.equal(medianRatio([2, 6, 5], [1, 0, 2]), 2.25);
+    assert.ok(Number.isNaN(medianRatio([1, 2], [0, 0])));
   });
 });

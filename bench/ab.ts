@@ -17,7 +17,8 @@
 // client_credentials tokens a second while its GET is measured (bench/issuing.mjs): writes beside
 // the reads, as a server that issues tokens and serves the API at once sees.
 // A variant's BESIDE=introspection makes those N requests introspections of another
-// token, which write nothing, and BESIDE=nothing leaves its GET alone: one run then
+// token, which write nothing, BESIDE=reading the same GET with another token, on
+// sockets of their own, and BESIDE=nothing leaves its GET alone: one run then
 // tells what a request of another kind costs the GET from what its write adds, e.g.
 //   --issuing 200 alone=dist:BESIDE=nothing tokens=dist reads=dist:BESIDE=introspection
 // With --tokens N (1 to 100, the GET only) the GET's requests take turns with N
@@ -46,7 +47,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, CODES_A_SECOND, introspectingSpec, issuingSpec, REDIRECT_URI } from './fixtures.ts';
+import { BenchDatabase, CODES_A_SECOND, introspectingSpec, issuingSpec, readingSpec, REDIRECT_URI } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median, medianRatio, turnOrder } from './report.ts';
@@ -95,7 +96,8 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
         ...(issuingPerSecond > 0 && !isBaseline(variant) && variant.beside !== 'nothing' ? {
           issuing: variant.beside === 'token' ? issuingSpec(basic, issuingPerSecond)
             // Another token than the GET's: the GET's cached look-up is left as it is.
-            : introspectingSpec(basic, fixtures.bearerTokens[1]!, issuingPerSecond),
+            : variant.beside === 'introspection' ? introspectingSpec(basic, fixtures.bearerTokens[1]!, issuingPerSecond)
+              : readingSpec(fixtures.bearerTokens[1]!, issuingPerSecond),
         } : {}),
       };
     case 'client_credentials':

@@ -34,6 +34,11 @@ export function introspectingSpec(basicAuthorization: string, token: string, per
   return { ...issuingSpec(basicAuthorization, perSecond), path: '/oauth2/introspect', body: `token=${token}` };
 }
 
+/** The bearer GET itself, with `token`: requests of the load's own kind on sockets of their own. */
+export function readingSpec(token: string, perSecond: number) {
+  return { path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${token}` }, perSecond };
+}
+
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
 const BEARER_TOKENS = 100;

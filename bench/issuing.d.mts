@@ -3,7 +3,8 @@ export interface Issuing {
   url: string;
   path: string;
   headers: Record<string, string>;
-  body: string;
+  /** Without one, a GET. */
+  body?: string;
   perSecond: number;
 }
 

@@ -16,7 +16,7 @@ const MAX_SOCKETS = 32;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 /**
- * Starts POSTing `body` to `url` + `path` `perSecond` times a second, evenly spaced
+ * Starts POSTing `body` to `url` + `path` (a GET without one) `perSecond` times a second, evenly spaced
  * (a late timer catches up), each on an idle socket or a new one; while all of
  * MAX_SOCKETS await answers, the requests due wait. stop() waits for the answers
  * still due and says how many were 2xx and what the others were.
@@ -24,9 +24,9 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 export function startIssuing({ url, path, headers, body, perSecond }) {
   const { hostname, port } = new URL(url);
   const request = Buffer.from(
-    `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
-    Object.entries({ ...headers, 'content-length': Buffer.byteLength(body) }).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
-    `\r\n${body}`,
+    `${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
+    Object.entries(body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) }).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    `\r\n${body ?? ''}`,
   );
   const idle = [];
   const sockets = new Set();

@@ -9,7 +9,7 @@
 //   codes    - POST one authorization code per request, each used once, from `poolFile`
 //   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
 //              (at least one per connection), taking the new token from each answer
-// With `issuing` ({ path, headers, body, perSecond }) it also POSTs `body` to
+// With `issuing` ({ path, headers, body, perSecond }) it also POSTs `body` (a GET without one) to
 // `path` at that steady rate while the scenario runs (bench/issuing.mjs), and
 // reports how many of those were answered 2xx (`issued`) and what the rest were.
 import { readFileSync } from 'node:fs';

@@ -19,15 +19,15 @@ export interface Variant {
    */
   dropIndexes: string[] | undefined;
   /**
-   * BESIDE=token|introspection|nothing among the settings: what bench/ab.ts --issuing
-   * sends this variant beside its GET (token issues unless it says otherwise), so
-   * that one run compares a GET beside writes, beside requests that write nothing,
-   * and alone.
+   * BESIDE=token|introspection|reading|nothing among the settings: what bench/ab.ts
+   * --issuing sends this variant beside its GET (token issues unless it says
+   * otherwise), so that one run compares a GET beside writes, beside requests that
+   * write nothing, beside more of the same GET on sockets of their own, and alone.
    */
-  beside: 'token' | 'introspection' | 'nothing';
+  beside: 'token' | 'introspection' | 'reading' | 'nothing';
 }
 
-const BESIDE = ['token', 'introspection', 'nothing'] as const;
+const BESIDE = ['token', 'introspection', 'reading', 'nothing'] as const;
 
 export function parseVariant(word: string): Variant {
   const [name, rest] = word.split(/=(.*)/s) as [string, string | undefined];

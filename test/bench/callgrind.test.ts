@@ -81,6 +81,7 @@ describe('variants on the command line', () => {
     assert.equal(reads.beside, 'introspection');
     assert.deepEqual(reads.env, { FOLIO_LOG_LEVEL: 'warn' });
     assert.equal(parseVariant('alone=dist:BESIDE=nothing').beside, 'nothing');
-    assert.throws(() => parseVariant('odd=dist:BESIDE=revocation'), /odd: BESIDE is one of token, introspection, nothing/);
+    assert.equal(parseVariant('more=dist:BESIDE=reading').beside, 'reading');
+    assert.throws(() => parseVariant('odd=dist:BESIDE=revocation'), /odd: BESIDE is one of token, introspection, reading, nothing/);
   });
 });

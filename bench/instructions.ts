@@ -53,6 +53,7 @@ const { values: args, positionals } = parseArgs({
 if (positionals.length === 0) throw new Error('name at least one variant: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (!['get', 'client_credentials', 'refresh'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get, client_credentials or refresh`);
 if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
+if (args.scenario !== 'get' && positionals.some((word) => parseVariant(word).dist === '@bare')) throw new Error('@bare answers the GET only');
 const CONNECTIONS = 10;
 // Under callgrind a server starts about twenty times slower.
 const READY_WITHIN_MS = 300_000;
@@ -132,6 +133,12 @@ async function waitUntilReady(child: ChildProcess, port: number, path: string, s
 
 interface Window { perRequest: number; migrating: boolean; firstLevelMisses: { instructions: number; data: number } }
 
+// The servers under callgrind still running. Two are measured at once, and when
+// one fails the script ends before the other's measure() can stop it: left
+// behind, a server under callgrind kept running, taking the CPU of every later
+// benchmark on the machine.
+const running = new Set<ChildProcess>();
+
 /** Instructions a request, per window, TurboFan's background compiling left out. */
 async function measure(variant: Variant, index: number): Promise<Window[]> {
   // On PostgreSQL the builds share the one throwaway database; only its own process is counted.
@@ -142,6 +149,7 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
     '--tool=callgrind', `--cache-sim=${args['cache-sim'] ? 'yes' : 'no'}`, '--instr-atstart=no', `--callgrind-out-file=${dumps}`,
     process.execPath, ...variantArgv(variant, port, variantDb.url, bodyFile),
   ], { env: { ...process.env, ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -172,6 +180,7 @@ async function measure(variant: Variant, index: number): Promise<Window[]> {
   } finally {
     agent.destroy();
     child.kill('SIGKILL');
+    running.delete(child);
     if (variantDb !== db) await variantDb.close();
   }
 }
@@ -206,6 +215,7 @@ try {
     process.stdout.write(`${variant.name.padEnd(12)} ${medians[index]!.toFixed(0).padStart(8)} instructions/request  (windows ${windows.join(', ')})${ratio}${cache}\n`);
   });
 } finally {
+  for (const child of running) child.kill('SIGKILL');
   await db.storage.close();
   if (postgresDatabase !== undefined) await dropDatabase(adminUrl!, postgresDatabase.name);
   if (!args.keep) rmSync(work, { recursive: true, force: true });

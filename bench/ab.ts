@@ -20,7 +20,7 @@
 // token, which write nothing, BESIDE=reading the same GET with another token, on
 // sockets of their own, and BESIDE=nothing leaves its GET alone: one run then
 // tells what a request of another kind costs the GET from what its write adds, e.g.
-//   --issuing 200 alone=dist:BESIDE=nothing tokens=dist reads=dist:BESIDE=introspection
+//   --issuing 200 alone=dist:BESIDE=nothing more=dist:BESIDE=reading intro=dist:BESIDE=introspection tokens=dist
 // With --tokens N (1 to 100, the GET only) the GET's requests take turns with N
 // of the prepared access tokens instead of one, as N clients' would.
 // The database is a SQLite file, or with --postgres a throwaway database on the

@@ -47,7 +47,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, CODES_A_SECOND, introspectingSpec, issuingSpec, readingSpec, REDIRECT_URI } from './fixtures.ts';
+import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI, sideRequestSpec } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median, medianRatio, turnOrder } from './report.ts';
@@ -93,12 +93,9 @@ async function spec(url: string, variant: Variant, variantDb: BenchDatabase): Pr
       return {
         ...common, kind: 'get', path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${fixtures.bearerTokens[0]}` },
         ...(getTokens > 1 && !isBaseline(variant) ? { bearerTokens: fixtures.bearerTokens.slice(0, getTokens) } : {}),
-        ...(issuingPerSecond > 0 && !isBaseline(variant) && variant.beside !== 'nothing' ? {
-          issuing: variant.beside === 'token' ? issuingSpec(basic, issuingPerSecond)
-            // Another token than the GET's: the GET's cached look-up is left as it is.
-            : variant.beside === 'introspection' ? introspectingSpec(basic, fixtures.bearerTokens[1]!, issuingPerSecond)
-              : readingSpec(fixtures.bearerTokens[1]!, issuingPerSecond),
-        } : {}),
+        // Another token than the GET's: the GET's cached look-up is left as it is.
+        ...(issuingPerSecond > 0 && !isBaseline(variant) && variant.beside !== 'nothing'
+          ? { issuing: sideRequestSpec(variant.beside, basic, fixtures.bearerTokens[1]!, issuingPerSecond) } : {}),
       };
     case 'client_credentials':
       return { ...common, kind: 'post', path: tokenPath(variant), headers: { authorization: variant.dist === '@oidc' ? oidcBasic : basic }, form: { grant_type: 'client_credentials' } };

@@ -29,14 +29,21 @@ export function issuingSpec(basicAuthorization: string, perSecond: number) {
   };
 }
 
-/** The same, but introspections of `token`: requests of another kind than the load that write nothing. */
-export function introspectingSpec(basicAuthorization: string, token: string, perSecond: number) {
-  return { ...issuingSpec(basicAuthorization, perSecond), path: '/oauth2/introspect', body: `token=${token}` };
-}
-
-/** The bearer GET itself, with `token`: requests of the load's own kind on sockets of their own. */
-export function readingSpec(token: string, perSecond: number) {
-  return { path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${token}` }, perSecond };
+/**
+ * What bench/issuing.mjs sends, `perSecond` a second, by kind: client_credentials
+ * token issues; introspections of `token`, requests of another kind than a GET load
+ * that write nothing; or the bearer GET itself with `token`, requests of the load's
+ * own kind on sockets of their own.
+ */
+export function sideRequestSpec(kind: 'token' | 'introspection' | 'reading', basicAuthorization: string, token: string, perSecond: number) {
+  switch (kind) {
+    case 'token':
+      return issuingSpec(basicAuthorization, perSecond);
+    case 'introspection':
+      return { ...issuingSpec(basicAuthorization, perSecond), path: '/oauth2/introspect', body: `token=${token}` };
+    case 'reading':
+      return { path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${token}` }, perSecond };
+  }
 }
 
 /** One refresh chain and one code owner per load connection. */

@@ -14,7 +14,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchDatabase, introspectingSpec, issuingSpec } from './fixtures.ts';
+import { BenchDatabase, sideRequestSpec } from './fixtures.ts';
 import { startIssuing } from './issuing.mjs';
 import { cpuMs, folioServerEnv, freePort, mainThreadCpuMs, pinToLoadCore, type Server, startServer } from './processes.ts';
 import { median, medianRatio, turnOrder } from './report.ts';
@@ -47,7 +47,7 @@ const servers: Server[] = [];
 try {
   const fixtures = await db.prepare();
   const basic = `Basic ${Buffer.from(`${fixtures.clientId}:${fixtures.clientSecret}`).toString('base64')}`;
-  const request = args.request === 'token' ? issuingSpec(basic, rate) : introspectingSpec(basic, fixtures.bearerTokens[0]!, rate);
+  const request = sideRequestSpec(args.request, basic, fixtures.bearerTokens[0]!, rate);
   const bodyFile = join(work, 'body.json');
   writeFileSync(bodyFile, '{"portfolios":[]}');
   for (const variant of variants) {

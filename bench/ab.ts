@@ -142,13 +142,16 @@ async function writtenSoFar(variant: Measured): Promise<number | undefined> {
 }
 
 const variants: Measured[] = [];
+// Kept apart from `variants`: a copy made for a variant whose server then fails to start is cleaned up too.
+const ownDatabases: BenchDatabase[] = [];
 try {
-  for (const word of positionals) {
+  for (const [index, word] of positionals.entries()) {
     const variant = parseVariant(word);
     const port = await freePort();
     const variantDb = !args['own-databases'] ? db
-      : postgresDatabase === undefined ? await db.copyTo(join(work, `${variants.length}.db`))
-        : await db.copyAs(adminUrl!, `${postgresDatabase.name}_${variants.length}`);
+      : postgresDatabase === undefined ? await db.copyTo(join(work, `${index}.db`))
+        : await db.copyAs(adminUrl!, `${postgresDatabase.name}_${index}`);
+    if (variantDb !== db) ownDatabases.push(variantDb);
     if (variant.dropIndexes !== undefined) {
       if (!args['own-databases']) throw new Error(`${variant.name}: DROP_INDEXES needs --own-databases, or every variant would lose the indexes`);
       await variantDb.dropIndexes(variant.dropIndexes);
@@ -157,10 +160,11 @@ try {
     if (variant.dist === '@bare' && !existsSync(bodyFile)) throw new Error('@bare serves a Folio build\'s answer: name one before it');
     const argv = variantArgv(variant, port, variantDb.url, bodyFile);
     const server = await startServer(variant.name, argv, port, readyPath(variant), { ...folioServerEnv(variantDb.url, port, 'info'), ...variantEnv(variant) });
+    // Recorded before anything else can fail, so that the finally below stops its server.
+    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], writtenBytes: [], systemShare: [], mainThreadShare: [], p99: [], rssMb: [] });
     if (!isBaseline(variant) && !existsSync(bodyFile)) {
       await saveBareBody(server.url, fixtures.bearerTokens[0]!, bodyFile);
     }
-    variants.push({ name: variant.name, variant, server, db: variantDb, rps: [], cpuUs: [], databaseCpuUs: [], writtenBytes: [], systemShare: [], mainThreadShare: [], p99: [], rssMb: [] });
   }
   for (const variant of variants) await runLoad({ ...(await spec(variant.server.url, variant.variant, variant.db)), duration: 1 }, undefined);
   for (let round = 0; round < Number(args.rounds); round++) {
@@ -212,10 +216,10 @@ try {
   }
 } finally {
   await Promise.all(variants.map((variant) => variant.server.stop()));
-  for (const variant of variants) if (variant.db !== db) await variant.db.close();
+  for (const ownDb of ownDatabases) await ownDb.close();
   await db.storage.close();
   if (postgresDatabase !== undefined) {
-    for (const variant of variants) if (variant.db !== db) await dropDatabase(adminUrl!, new URL(variant.db.url).pathname.slice(1));
+    for (const ownDb of ownDatabases) await dropDatabase(adminUrl!, new URL(ownDb.url).pathname.slice(1));
     await dropDatabase(adminUrl!, postgresDatabase.name);
   }
   rmSync(work, { recursive: true, force: true });

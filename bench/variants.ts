@@ -85,5 +85,7 @@ export function variantEnv(variant: Variant): Record<string, string> {
 /** Saves a running build's portfolio list, the answer @bare serves, to `bodyFile`. */
 export async function saveBareBody(serverUrl: string, bearerToken: string, bodyFile: string): Promise<void> {
   const answer = await fetch(`${serverUrl}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${bearerToken}` } });
+  // An error's body would have @bare answer the load with what Folio says to a refused token.
+  if (!answer.ok) throw new Error(`the portfolio list for @bare was answered ${answer.status}: ${await answer.text()}`);
   writeFileSync(bodyFile, await answer.text());
 }

@@ -1,7 +1,9 @@
-// bench/ab.ts and bench/lone-requests.ts judge one change outside `npm run bench`, so its
-// smoke run does not reach them. Each runs here once, small, against a bundle built for
-// the test: it must print its figures, and leave no server, work directory or PostgreSQL
-// database behind, also when a variant fails after its server has started.
+// The tools under bench/ that judge one change or one part, outside `npm run bench`, so that
+// its smoke run does not reach them: ab.ts, lone-requests.ts, start.ts, purge-batches.ts and
+// sqlite-writes.ts. Each runs here once, small (against a bundle built for the test, where it
+// starts servers): it must print its figures, and leave no server, work directory or
+// PostgreSQL database behind, also when a variant fails after its server has started.
+// instructions.ts needs valgrind, which CI lacks (callgrind.test.ts tests its parts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { postgresServerUrl } from '../support/services.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 // Inside the project, so that the packages left external resolve from node_modules.
-const OUTDIR = new URL(`../../node_modules/.cache/folio-side-by-side-test-${process.pid}`, import.meta.url).pathname;
+const OUTDIR = new URL(`../../node_modules/.cache/folio-one-off-tools-test-${process.pid}`, import.meta.url).pathname;
 const SCRATCH = new URL('../../.tmp/', import.meta.url).pathname;
 
 /** The tool's exit status and everything it printed. */
@@ -39,16 +41,33 @@ function serversOfTheBundle(): string[] {
 
 const workDirectories = (tool: string) => (existsSync(SCRATCH) ? readdirSync(SCRATCH).filter((name) => name.startsWith(`${tool}-`)) : []);
 
-/** Runs `args` and checks that it left no work directory of `tool` and no server behind. */
+/** The throwaway PostgreSQL databases a tool's process named after its pid (folio_TOOL_PID, and its copies folio_TOOL_PID_N). */
+async function postgresDatabasesOf(pid: number): Promise<string[]> {
+  if (postgresServerUrl === undefined) return [];
+  const admin = new pg.Client({ connectionString: postgresServerUrl });
+  await admin.connect();
+  try {
+    const left = await admin.query<{ datname: string }>('select datname from pg_database where datname ~ $1', [`^folio_[a-z]+_${pid}(_\\d+)?$`]);
+    return left.rows.map((row) => row.datname);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Runs `args` and checks that it left no work directory of `tool`, no server and no PostgreSQL database behind. */
 async function runLeavingNothing(tool: string, args: string[]) {
   const directoriesBefore = new Set(workDirectories(tool));
   const run = await runTool(args);
   assert.deepEqual(serversOfTheBundle(), [], run.output);
   assert.deepEqual(workDirectories(tool).filter((name) => !directoriesBefore.has(name)), [], run.output);
+  assert.deepEqual(await postgresDatabasesOf(run.pid), [], run.output);
   return run;
 }
 
-describe('bench/ab.ts and bench/lone-requests.ts', { timeout: 120_000 }, () => {
+/** `--postgres` where the tests have a PostgreSQL server, so that the tool's throwaway database is checked too. */
+const onPostgres = postgresServerUrl === undefined ? [] : ['--postgres'];
+
+describe('the one-off benchmark tools', { timeout: 180_000 }, () => {
   before(async () => bundleServer(OUTDIR));
   after(() => rmSync(OUTDIR, { recursive: true, force: true }));
 
@@ -61,23 +80,12 @@ describe('bench/ab.ts and bench/lone-requests.ts', { timeout: 120_000 }, () => {
 
   it('ab.ts stops a build whose answer for @bare was refused, and drops the copies it made', async () => {
     // The variant's server reads an empty database of its own, which knows none of the prepared tokens.
-    const emptyDatabase = `${SCRATCH}side-by-side-empty-${process.pid}.db`;
-    const onPostgres = postgresServerUrl === undefined ? [] : ['--postgres'];
+    const emptyDatabase = `${SCRATCH}one-off-tools-empty-${process.pid}.db`;
     try {
       const run = await runLeavingNothing('ab', ['bench/ab.ts', ...onPostgres, '--own-databases', '--scenario', 'get', '--rounds', '1', '--duration', '1',
         `empty=${OUTDIR}:FOLIO_DATABASE_URL=${emptyDatabase}`, 'bare=@bare']);
       assert.notEqual(run.status, 0, run.output);
       assert.match(run.output, /the portfolio list for @bare was answered 401/);
-      if (postgresServerUrl !== undefined) {
-        const admin = new pg.Client({ connectionString: postgresServerUrl });
-        await admin.connect();
-        try {
-          const left = await admin.query('select datname from pg_database where datname like $1', [`folio_ab_${run.pid}%`]);
-          assert.deepEqual(left.rows, []);
-        } finally {
-          await admin.end();
-        }
-      }
     } finally {
       for (const suffix of ['', '-wal', '-shm']) rmSync(emptyDatabase + suffix, { force: true });
     }
@@ -89,5 +97,31 @@ describe('bench/ab.ts and bench/lone-requests.ts', { timeout: 120_000 }, () => {
     assert.equal(run.status, 0, run.output);
     assert.match(run.output, /^folio +\d+ µs CPU\/request \(\d+% on the event loop's thread\), 50 introspection requests a second$/m);
     assert.match(run.output, /^bare +\d+ µs CPU\/request .* ratio to folio: [\d.]+×$/m);
+  });
+
+  it('start.ts times two builds\' start-up', async () => {
+    const run = await runLeavingNothing('start', ['bench/start.ts', ...onPostgres, '--rounds', '1', `folio=${OUTDIR}`, `quiet=${OUTDIR}:FOLIO_LOG_LEVEL=warn`]);
+    assert.equal(run.status, 0, run.output);
+    assert.match(run.output, /^folio +ready in +\d+ ms  CPU by then +\d+ ms \(median of 1\)$/m);
+    assert.match(run.output, /^quiet +ready in .* ratio to folio: ready [\d.]+×, CPU [\d.]+×$/m);
+  });
+
+  it('purge-batches.ts times the purge batch by batch', async () => {
+    const sqlite = await runLeavingNothing('purge', ['bench/purge-batches.ts', '--rows', '2000']);
+    assert.equal(sqlite.status, 0, sqlite.output);
+    assert.match(sqlite.output, /^dead access tokens: 2,000 rows in [\d.]+ s, \d+ batches; each held the event loop/m);
+    assert.match(sqlite.output, /^sign-in failure counters, all stale: 2,000 rows/m);
+    if (postgresServerUrl === undefined) return;
+    const postgres = await runLeavingNothing('purge', ['bench/purge-batches.ts', '--postgres', '--rows', '2000', '--live', '100']);
+    assert.equal(postgres.status, 0, postgres.output);
+    assert.match(postgres.output, /^dead access tokens beside 100 live ones: 2,000 rows in [\d.]+ s/m);
+  });
+
+  it('sqlite-writes.ts prices a refresh\'s statements with and without two indexes', async () => {
+    const run = await runLeavingNothing('sqlite-writes', ['bench/sqlite-writes.ts', '--tokens', '1000', '--batches', '20', '--batch', '10', '--chains', '20',
+      'shipped=', 'grants=access_tokens_grant,refresh_tokens_grant']);
+    assert.equal(run.status, 0, run.output);
+    assert.match(run.output, /^shipped +look-up +[\d.]+ µs  statements +[\d.]+ µs .*\[synchronous=FULL, checkpoint at \d+ pages\]$/m);
+    assert.match(run.output, /^grants +look-up .*\(dropped: access_tokens_grant, refresh_tokens_grant\)$/m);
   });
 });

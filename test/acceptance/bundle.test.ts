@@ -12,7 +12,6 @@ import { postgresServerUrl } from '../support/services.ts';
 
 // Inside the project, so that the packages left external resolve from node_modules.
 const OUTDIR = new URL(`../../node_modules/.cache/folio-bundle-test-${process.pid}/`, import.meta.url).pathname;
-const POSTGRES_URL = postgresServerUrl;
 
 function describeBundledServer(backend: string, databaseEnv: () => Promise<Record<string, string>>, cleanup = async () => {}) {
   describe(`the bundled server on ${backend}`, () => {
@@ -80,7 +79,7 @@ describe('the bundle', () => {
 
 describeBundledServer('SQLite', async () => ({}));
 
-if (POSTGRES_URL !== undefined) {
-  const database = new TemporaryPostgresDatabase(POSTGRES_URL, 'folio_bundle');
+if (postgresServerUrl !== undefined) {
+  const database = new TemporaryPostgresDatabase(postgresServerUrl, 'folio_bundle');
   describeBundledServer('PostgreSQL', async () => ({ FOLIO_DATABASE_URL: await database.create() }), () => database.drop());
 }

@@ -12,8 +12,6 @@ import { SQLITE_MEMORY } from '../../src/storage/dialects.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
-const serverUrl = postgresServerUrl;
-
 describe('the CPU of processes by pid', () => {
   it('reads this process and leaves out one that has exited', () => {
     const exited = spawnSync(process.execPath, ['-e', '0']).pid!;
@@ -37,8 +35,8 @@ describe('the CPU of processes by pid', () => {
 });
 
 describe('the PostgreSQL processes serving a benchmarked server', { skip: withoutPostgres }, () => {
-  const served = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused', 'folio_bench_cpu');
-  const elsewhere = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused', 'folio_bench_cpu');
+  const served = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused', 'folio_bench_cpu');
+  const elsewhere = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused', 'folio_bench_cpu');
   let bench: BenchDatabase;
   let server: pg.Client;
   let other: pg.Client;

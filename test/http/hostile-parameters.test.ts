@@ -11,7 +11,6 @@ import { csrfToken, getPage, postForm } from '../support/pages.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
 
-const postgresUrl = postgresServerUrl;
 const urlencoded = { 'content-type': 'application/x-www-form-urlencoded' };
 
 function assertHtmlClientError(response: LightMyRequestResponse) {
@@ -25,7 +24,7 @@ const backends = [
     name: 'PostgreSQL',
     skip: withoutPostgres,
     open: async () => {
-      const database = new TemporaryPostgresDatabase(postgresUrl!);
+      const database = new TemporaryPostgresDatabase(postgresServerUrl!);
       const storage = await openStorage(await database.create());
       await storage.migrate();
       const app = await createTestApp({}, { storage });

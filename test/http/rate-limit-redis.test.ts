@@ -9,12 +9,11 @@ import { REDIS_KEY_PREFIX, RedisRateLimiter } from '../../src/platform/rate-limi
 import { bearer, createClient, createTestApp, createUser, obtainTokens } from '../support/app.ts';
 import { redisServerUrl } from '../support/services.ts';
 
-const redisUrl = redisServerUrl;
-const skip = redisUrl === undefined ? 'FOLIO_TEST_REDIS_URL is not set (no Redis to share counts through)' : false;
+const skip = redisServerUrl === undefined ? 'FOLIO_TEST_REDIS_URL is not set (no Redis to share counts through)' : false;
 const CLOSED_PORT = 'redis://127.0.0.1:1';
 
 describe('rate limits shared through Redis', { skip }, () => {
-  const redis = skip ? undefined : new Redis(redisUrl!, { lazyConnect: true });
+  const redis = skip ? undefined : new Redis(redisServerUrl!, { lazyConnect: true });
   const prefixes: string[] = [];
   const uniquePrefix = () => {
     const prefix = `${REDIS_KEY_PREFIX}test-${randomUUID()}:`;
@@ -31,7 +30,7 @@ describe('rate limits shared through Redis', { skip }, () => {
   });
 
   it('two instances over one database share one count per application and user', async () => {
-    const env = { FOLIO_RATE_LIMIT_PER_MINUTE: '4', FOLIO_REDIS_URL: redisUrl! };
+    const env = { FOLIO_RATE_LIMIT_PER_MINUTE: '4', FOLIO_REDIS_URL: redisServerUrl! };
     const rateLimitKeyPrefix = uniquePrefix();
     const first = await createTestApp(env, { rateLimitKeyPrefix });
     const second = await createTestApp(env, { rateLimitKeyPrefix, storage: first.storage });
@@ -60,7 +59,7 @@ describe('rate limits shared through Redis', { skip }, () => {
 
   it('starts a fresh window when the key expires in Redis', async () => {
     const prefix = uniquePrefix();
-    const limiter = new RedisRateLimiter({ url: redisUrl!, keyPrefix: prefix, logger: { warn: () => assert.fail('no warning expected') } });
+    const limiter = new RedisRateLimiter({ url: redisServerUrl!, keyPrefix: prefix, logger: { warn: () => assert.fail('no warning expected') } });
     try {
       assert.equal((await limiter.hit('k', 1, 100, 0)).allowed, true);
       assert.equal((await limiter.hit('k', 1, 100, 0)).allowed, false);

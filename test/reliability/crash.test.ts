@@ -31,14 +31,12 @@ interface Chain {
   inDoubt: boolean;
 }
 
-const postgresUrl = postgresServerUrl;
-
 for (const backend of ['SQLite', 'PostgreSQL'] as const) {
   const skip = backend === 'PostgreSQL' ? withoutPostgres : false;
   describe(`kill -9 under a load of token issues and refreshes [${backend}]`, { skip }, () => {
     let server: ServerProcess;
     let client: RegisteredClient;
-    const postgres = backend === 'PostgreSQL' && !skip ? new TemporaryPostgresDatabase(postgresUrl!) : undefined;
+    const postgres = backend === 'PostgreSQL' && !skip ? new TemporaryPostgresDatabase(postgresServerUrl!) : undefined;
     let databaseEnv: Record<string, string> = {};
 
     before(async () => {

@@ -12,8 +12,7 @@ import {
 } from './support.ts';
 import { postgresServerUrl } from '../support/services.ts';
 
-const serverUrl = postgresServerUrl;
-const skip = serverUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set (no PostgreSQL to lose)' : false;
+const skip = postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL is not set (no PostgreSQL to lose)' : false;
 if (skip) console.log(`[reliability] database-outage: skipped: ${skip}`);
 const WORKERS = 6;
 /**
@@ -26,14 +25,14 @@ const MAX_ANSWER_MS: Record<string, number> = { cut: 3_000, stall: 8_000 };
 interface Outcome { status: number | string; error?: string | undefined; ms: number }
 
 describe('database outage', { skip }, () => {
-  const database = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused');
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
   let proxy: TcpProxy;
   let server: ServerProcess;
   let client: RegisteredClient;
 
   before(async () => {
     await database.create();
-    const target = new URL(serverUrl!);
+    const target = new URL(postgresServerUrl!);
     proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const proxied = new URL(database.url);
     proxied.hostname = '127.0.0.1';

@@ -14,10 +14,8 @@ import {
 } from './support.ts';
 import { postgresServerUrl, redisServerUrl } from '../support/services.ts';
 
-const postgresUrl = postgresServerUrl;
-const redisUrl = redisServerUrl;
-const skip = postgresUrl === undefined || redisUrl === undefined
-  ? `${postgresUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL' : 'FOLIO_TEST_REDIS_URL'} is not set (several instances need PostgreSQL and Redis)`
+const skip = postgresServerUrl === undefined || redisServerUrl === undefined
+  ? `${postgresServerUrl === undefined ? 'FOLIO_TEST_POSTGRES_URL' : 'FOLIO_TEST_REDIS_URL'} is not set (several instances need PostgreSQL and Redis)`
   : false;
 if (skip) console.log(`[reliability] several-instances: skipped: ${skip}`);
 const RATE_LIMIT = 20;
@@ -27,8 +25,8 @@ const CODE_RACES = 10;
 const countOf = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 describe('two instances on one PostgreSQL database and one Redis', { skip }, () => {
-  const database = new TemporaryPostgresDatabase(postgresUrl ?? 'postgres://unused');
-  const redis = skip ? undefined : new Redis(redisUrl!, { lazyConnect: true });
+  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
+  const redis = skip ? undefined : new Redis(redisServerUrl!, { lazyConnect: true });
   const servers: ServerProcess[] = [];
   let web: RegisteredClient;
   let machine: RegisteredClient;
@@ -56,7 +54,7 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
     } finally {
       await ids.destroy();
     }
-    const env = { FOLIO_DATABASE_URL: url, FOLIO_REDIS_URL: redisUrl!, FOLIO_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
+    const env = { FOLIO_DATABASE_URL: url, FOLIO_REDIS_URL: redisServerUrl!, FOLIO_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
     servers.push(...await Promise.all([startServerProcess(() => undefined, { env }), startServerProcess(() => undefined, { env })]));
   });
 

@@ -1,11 +1,12 @@
-// The tools under bench/ that judge one change or one part, outside `npm run bench`, so that
-// its smoke run does not reach them: ab.ts, lone-requests.ts, start.ts, purge-batches.ts and
-// sqlite-writes.ts. Each runs here once, small (against a bundle built for the test, where it
-// starts servers): it must print its figures, and leave no server, work directory or
-// PostgreSQL database behind, also when a variant fails after its server has started.
-// instructions.ts needs valgrind, which CI lacks (callgrind.test.ts tests its parts).
+// The tools under bench/ that judge one change or one part outside `npm run bench`, whose
+// smoke run does not reach them: ab.ts, lone-requests.ts, start.ts, purge-batches.ts,
+// sqlite-writes.ts and, where valgrind is installed, instructions.ts (callgrind.test.ts
+// tests its parts anywhere). Each runs here once, small, against a bundle built for the
+// test where it starts servers: it must print its figures, and leave no server, work
+// directory or PostgreSQL database behind, also when a variant fails after its server has
+// started.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -64,10 +65,12 @@ async function runLeavingNothing(tool: string, args: string[]) {
   return run;
 }
 
+const withoutValgrind = spawnSync('valgrind', ['--version']).status === 0 ? false : 'valgrind is not installed';
+
 /** `--postgres` where the tests have a PostgreSQL server, so that the tool's throwaway database is checked too. */
 const onPostgres = postgresServerUrl === undefined ? [] : ['--postgres'];
 
-describe('the one-off benchmark tools', { timeout: 180_000 }, () => {
+describe('the one-off benchmark tools', { timeout: 300_000 }, () => {
   before(async () => bundleServer(OUTDIR));
   after(() => rmSync(OUTDIR, { recursive: true, force: true }));
 
@@ -115,6 +118,22 @@ describe('the one-off benchmark tools', { timeout: 180_000 }, () => {
     const postgres = await runLeavingNothing('purge', ['bench/purge-batches.ts', '--postgres', '--rows', '2000', '--live', '100']);
     assert.equal(postgres.status, 0, postgres.output);
     assert.match(postgres.output, /^dead access tokens beside 100 live ones: 2,000 rows in [\d.]+ s/m);
+  });
+
+  it('instructions.ts counts a build\'s instructions a request beside bare Fastify\'s', { skip: withoutValgrind }, async () => {
+    // Too few requests for V8 to optimize anything: only that the tool works is checked.
+    const run = await runLeavingNothing('instructions', ['bench/instructions.ts', '--scenario', 'get', '--warm', '20', '--requests', '50', '--windows', '1',
+      `folio=${OUTDIR}`, 'bare=@bare']);
+    assert.equal(run.status, 0, run.output);
+    assert.match(run.output, /^folio +\d+ instructions\/request  \(windows \d+( migrating)?\)$/m);
+    assert.match(run.output, /^bare +\d+ instructions\/request .* [\d.]+× folio$/m);
+  });
+
+  it('instructions.ts stops the other server under callgrind when one variant fails', { skip: withoutValgrind }, async () => {
+    const run = await runLeavingNothing('instructions', ['bench/instructions.ts', '--scenario', 'get', '--warm', '20', '--requests', '50', '--windows', '1',
+      `folio=${OUTDIR}`, `broken=${OUTDIR}:NODE_FLAGS=--no-such-flag`]);
+    assert.notEqual(run.status, 0, run.output);
+    assert.match(run.output, /broken: exited with 9/);
   });
 
   it('sqlite-writes.ts prices a refresh\'s statements with and without two indexes', async () => {

@@ -28,27 +28,52 @@ async function runTool(args: string[]): Promise<{ status: number | null; pid: nu
   return { status, pid: child.pid!, output };
 }
 
-/** Processes still running this test's bundle. */
-function serversOfTheBundle(): string[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+/** Processes running this test's bundle, by pid. */
+function serversOfTheBundle(): Map<number, string> {
+  return new Map(readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid): [number, string][] => {
     try {
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      return commandLine.includes(OUTDIR) ? [`${pid}: ${commandLine}`] : [];
+      return commandLine.includes(OUTDIR) ? [[Number(pid), commandLine]] : [];
     } catch {
       return []; // ended meanwhile
     }
-  });
+  }));
+}
+
+/**
+ * Servers of the bundle still running two seconds after the tool ended (a server sent
+ * SIGKILL as the tool ends may take a moment to go), killed so that a failing test
+ * leaves none behind either.
+ */
+async function serversLeftBehind(): Promise<string[]> {
+  const deadline = performance.now() + 2000;
+  let left = serversOfTheBundle();
+  while (left.size > 0 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = serversOfTheBundle();
+  }
+  for (const pid of left.keys()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch { /* ended meanwhile */ }
+  }
+  return [...left].map(([pid, commandLine]) => `${pid}: ${commandLine}`);
 }
 
 const workDirectories = (tool: string) => (existsSync(SCRATCH) ? readdirSync(SCRATCH).filter((name) => name.startsWith(`${tool}-`)) : []);
 
-/** The throwaway PostgreSQL databases a tool's process named after its pid (folio_TOOL_PID, and its copies folio_TOOL_PID_N). */
-async function postgresDatabasesOf(pid: number): Promise<string[]> {
+/**
+ * The throwaway PostgreSQL databases a tool's process named after its pid (folio_TOOL_PID,
+ * and its copies folio_TOOL_PID_N) that it left behind, dropped so that a failing test
+ * leaves none either.
+ */
+async function postgresDatabasesLeftBy(pid: number): Promise<string[]> {
   if (postgresServerUrl === undefined) return [];
   const admin = new pg.Client({ connectionString: postgresServerUrl });
   await admin.connect();
   try {
     const left = await admin.query<{ datname: string }>('select datname from pg_database where datname ~ $1', [`^folio_[a-z]+_${pid}(_\\d+)?$`]);
+    for (const { datname } of left.rows) await admin.query(`drop database if exists "${datname}" with (force)`);
     return left.rows.map((row) => row.datname);
   } finally {
     await admin.end();
@@ -59,9 +84,13 @@ async function postgresDatabasesOf(pid: number): Promise<string[]> {
 async function runLeavingNothing(tool: string, args: string[]) {
   const directoriesBefore = new Set(workDirectories(tool));
   const run = await runTool(args);
-  assert.deepEqual(serversOfTheBundle(), [], run.output);
-  assert.deepEqual(workDirectories(tool).filter((name) => !directoriesBefore.has(name)), [], run.output);
-  assert.deepEqual(await postgresDatabasesOf(run.pid), [], run.output);
+  // Each is cleaned up as it is found, so all are looked for before any is asserted.
+  const left = {
+    servers: await serversLeftBehind(),
+    workDirectories: workDirectories(tool).filter((name) => !directoriesBefore.has(name)),
+    postgresDatabases: await postgresDatabasesLeftBy(run.pid),
+  };
+  assert.deepEqual(left, { servers: [], workDirectories: [], postgresDatabases: [] }, run.output);
   return run;
 }
 

@@ -8,7 +8,7 @@ import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixt
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
-import { OIDC_CLIENT, parseVariant, readyPath, tokenPath, variantArgv } from './variants.ts';
+import { OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, variantArgv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args } = parseArgs({
@@ -244,8 +244,7 @@ async function main(): Promise<number> {
 
   // The baselines answer with exactly the body Folio sends.
   const sqlite = backends[0]!;
-  const body = await (await fetch(`${sqlite.main.server.url}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${sqlite.main.bearer[0]}` } })).text();
-  writeFileSync(join(work, 'body.json'), body);
+  await saveBareBody(sqlite.main.server.url, sqlite.main.bearer[0]!, join(work, 'body.json'));
   const barePort = await freePort();
   const bare = await startServer('bare-fastify', ['bench/baselines/bare-fastify.mjs', String(barePort), join(work, 'body.json')], barePort, '/readyz');
   servers.push(bare);

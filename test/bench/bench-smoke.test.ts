@@ -1,22 +1,14 @@
 // CI does not run the load benchmark, but runs it small so that it cannot rot:
 // every scenario of `npm run bench`, a few hundred requests each, each answered 2xx.
 // PostgreSQL joins when FOLIO_TEST_POSTGRES_URL names a server, as for the storage suites.
-import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runBenchTool } from '../support/bench-tool.ts';
 import { postgresServerUrl } from '../support/services.ts';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
 
 describe('npm run bench:smoke', () => {
   it('drives every scenario, baselines included, and gets only 2xx answers', { timeout: 180_000 }, async () => {
-    const args = ['--import', 'tsx', 'bench/run.ts', '--smoke'];
-    if (postgresServerUrl === undefined) args.push('--no-postgres');
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { status, output } = await runBenchTool(['bench/run.ts', '--smoke', ...(postgresServerUrl === undefined ? ['--no-postgres'] : [])]);
     assert.equal(status, 0, output);
     for (const scenario of ['bare Fastify GET', 'Fastify + the same two SQLite reads', 'oidc-provider client_credentials token', 'oidc-provider introspection',
       'bearer GET /api/v2/portfolios.json', 'during a purge of dead ones', 'tokens a second are issued', 'client_credentials', 'refresh_token', 'authorization_code']) {

@@ -6,27 +6,17 @@
 // directory or PostgreSQL database behind, also when a variant fails after its server has
 // started.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { bundleServer } from '../../scripts/build.ts';
+import { runBenchTool } from '../support/bench-tool.ts';
 import { postgresServerUrl } from '../support/services.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 // Inside the project, so that the packages left external resolve from node_modules.
 const OUTDIR = new URL(`../../node_modules/.cache/folio-one-off-tools-test-${process.pid}`, import.meta.url).pathname;
 const SCRATCH = new URL('../../.tmp/', import.meta.url).pathname;
-
-/** The tool's exit status and everything it printed. */
-async function runTool(args: string[]): Promise<{ status: number | null; pid: number; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { status, pid: child.pid!, output };
-}
 
 /** Processes running this test's bundle, by pid. */
 function serversOfTheBundle(): Map<number, string> {
@@ -83,7 +73,7 @@ async function postgresDatabasesLeftBy(pid: number): Promise<string[]> {
 /** Runs `args` and checks that it left no work directory of `tool`, no server and no PostgreSQL database behind. */
 async function runLeavingNothing(tool: string, args: string[]) {
   const directoriesBefore = new Set(workDirectories(tool));
-  const run = await runTool(args);
+  const run = await runBenchTool(args);
   // Each is cleaned up as it is found, so all are looked for before any is asserted.
   const left = {
     servers: await serversLeftBehind(),

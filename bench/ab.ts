@@ -41,7 +41,7 @@
 // by the geometric mean of the two ratios, and run an A/A pair of each build, since the
 // twenty-seventh session found the favour to depend on the build (1.22x against 1.03x).
 // For the GET, NAME=@bare and NAME=@floor run bench/run.ts's two Fastify baselines (after a Folio build, whose answer @bare serves);
-// for client_credentials, NAME=@oidc runs its node-oidc-provider.
+// for client_credentials, NAME=@oidc runs its node-oidc-provider and NAME=@bare-token its bare Fastify token route.
 // e.g. `git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)`, then
 //   node --import tsx bench/ab.ts before=/tmp/before/dist after=dist
 import { existsSync, rmSync } from 'node:fs';
@@ -51,7 +51,7 @@ import { BenchDatabase, CODES_A_SECOND, REDIRECT_URI, sideRequestSpec } from './
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { cpuMs, cpuMsEach, folioServerEnv, freePort, mainThreadCpuMs, runLoad, startServer, storageWrittenBytes, type Server } from './processes.ts';
 import { median, medianRatio, turnOrder } from './report.ts';
-import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, TOKEN_BASELINES, type Variant, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -67,7 +67,8 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 if (positionals.length < 2) throw new Error('name at least two variants: NAME=DIST_DIR[:ENV=VALUE,...]');
-if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
+const tokenBaseline = positionals.map(parseVariant).find((variant) => TOKEN_BASELINES.includes(variant.dist));
+if (args.scenario !== 'client_credentials' && tokenBaseline !== undefined) throw new Error(`${tokenBaseline.dist} answers client_credentials only`);
 const issuingPerSecond = Number(args.issuing);
 if (!(issuingPerSecond >= 0 && issuingPerSecond <= 1000)) throw new Error('--issuing: tokens a second, 0 to 1000');
 if (issuingPerSecond > 0 && args.scenario !== 'get') throw new Error('--issuing goes with the GET only');

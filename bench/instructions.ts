@@ -2,7 +2,7 @@
 // request costs, counted by valgrind's callgrind. A count does not move with what
 // else the machine is doing, where time on this shared machine moves by 8% between
 // two runs of one build: this judges changes too small for bench/ab.ts to see.
-//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--cache-sim] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc]
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--cache-sim] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc bare=@bare-token]
 // With --postgres the builds serve one throwaway database on the local PostgreSQL
 // server (FOLIO_TEST_POSTGRES_URL), dropped at the end; the database's own
 // processes are not counted.
@@ -35,7 +35,7 @@ import { BenchDatabase } from './fixtures.ts';
 import { createDatabase, dropDatabase, postgresAdminUrl } from './postgres.ts';
 import { folioServerEnv, freePort, listensOn, startServer } from './processes.ts';
 import { median } from './report.ts';
-import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, refuseDroppedIndexes, saveBareBody, tokenPath, type Variant, variantArgv, variantEnv } from './variants.ts';
+import { isBaseline, OIDC_CLIENT, parseVariant, readyPath, refuseDroppedIndexes, saveBareBody, tokenPath, TOKEN_BASELINES, type Variant, variantArgv, variantEnv } from './variants.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -52,7 +52,8 @@ const { values: args, positionals } = parseArgs({
 });
 if (positionals.length === 0) throw new Error('name at least one variant: NAME=DIST_DIR[:ENV=VALUE,...]');
 if (!['get', 'client_credentials', 'refresh'].includes(args.scenario)) throw new Error(`unknown scenario ${args.scenario}: get, client_credentials or refresh`);
-if (args.scenario !== 'client_credentials' && positionals.some((word) => parseVariant(word).dist === '@oidc')) throw new Error('@oidc answers client_credentials only');
+const tokenBaseline = positionals.map(parseVariant).find((variant) => TOKEN_BASELINES.includes(variant.dist));
+if (args.scenario !== 'client_credentials' && tokenBaseline !== undefined) throw new Error(`${tokenBaseline.dist} answers client_credentials only`);
 if (args.scenario !== 'get' && positionals.some((word) => parseVariant(word).dist === '@bare')) throw new Error('@bare answers the GET only');
 const CONNECTIONS = 10;
 // Under callgrind a server starts about twenty times slower.

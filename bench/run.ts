@@ -1,4 +1,4 @@
-// `npm run bench`: Folio against a bare Fastify route and node-oidc-provider, in
+// `npm run bench`: Folio against bare Fastify routes and node-oidc-provider, in
 // one run, on SQLite and PostgreSQL. `npm run bench:smoke`: a few hundred
 // requests per scenario, checking only that every answer is 2xx.
 import { rmSync, writeFileSync } from 'node:fs';
@@ -252,6 +252,11 @@ async function main(): Promise<number> {
   const floorPort = await freePort();
   const floor = await startServer('fastify-sqlite', ['bench/baselines/fastify-sqlite.mjs', String(floorPort), join(work, 'main.db')], floorPort, '/readyz');
   servers.push(floor);
+  // The least a Fastify route does for a token request: the ceiling of every token row.
+  const bareTokenPort = await freePort();
+  const bareTokenVariant = parseVariant('bare-token=@bare-token');
+  const bareToken = await startServer('bare-fastify-token', variantArgv(bareTokenVariant, bareTokenPort, '', ''), bareTokenPort, readyPath(bareTokenVariant));
+  servers.push(bareToken);
   const oidcPort = await freePort();
   const oidcVariant = parseVariant('oidc-provider=@oidc');
   const oidc = await startServer('oidc-provider', variantArgv(oidcVariant, oidcPort, '', ''), oidcPort, readyPath(oidcVariant));
@@ -267,6 +272,8 @@ async function main(): Promise<number> {
       spec: async () => load(oidc, 'post', tokenPath(oidcVariant), { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
     { name: 'oidc-provider introspection', backend: 'memory', server: oidc,
       spec: async () => load(oidc, 'post', '/token/introspection', { headers: { authorization: oidcBasic }, form: { token: oidcToken.access_token } }) },
+    { name: 'bare Fastify POST /oauth2/token (a constant token answer)', backend: '—', server: bareToken, versus: 'oidc-provider token',
+      spec: async () => load(bareToken, 'post', tokenPath(bareTokenVariant), { form: { grant_type: 'client_credentials' } }) },
     ...backends.flatMap(folioScenarios),
   ] as Scenario[]).filter((scenario) => only === undefined || only.test(`${scenario.name} [${scenario.backend}]`));
   const results = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));

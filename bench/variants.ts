@@ -7,7 +7,7 @@ import { serveScript } from './processes.ts';
 
 export interface Variant {
   name: string;
-  /** A build's dist directory, or @bare / @floor / @oidc for bench/run.ts's baselines. */
+  /** A build's dist directory, or @bare / @bare-token / @floor / @oidc for bench/run.ts's baselines. */
   dist: string;
   env: Record<string, string>;
   /** NODE_FLAGS=... among the settings: replaces the production command's node flags. */
@@ -49,6 +49,9 @@ export function refuseDroppedIndexes(variants: readonly Variant[], tool: string)
 
 export const isBaseline = (variant: Variant): boolean => variant.dist.startsWith('@');
 
+/** The baselines that answer client_credentials token requests and nothing else a tool sends. */
+export const TOKEN_BASELINES: readonly string[] = ['@oidc', '@bare-token'];
+
 /** The one client_credentials client @oidc (node-oidc-provider) knows. */
 export const OIDC_CLIENT = { id: 'bench-client', secret: 'bench-secret' };
 
@@ -60,13 +63,16 @@ export const tokenPath = (variant: Variant): string => (variant.dist === '@oidc'
 
 /**
  * Node's arguments for a variant. @bare serves `bodyFile` (a Folio build's answer,
- * so it must come after one); @floor reads the SQLite file at `databaseUrl`;
- * @oidc issues client_credentials tokens to OIDC_CLIENT, from memory.
+ * so it must come after one); @bare-token answers every token request with a
+ * constant token; @floor reads the SQLite file at `databaseUrl`; @oidc issues
+ * client_credentials tokens to OIDC_CLIENT, from memory.
  */
 export function variantArgv(variant: Variant, port: number, databaseUrl: string, bodyFile: string): string[] {
   switch (variant.dist) {
     case '@bare':
       return ['bench/baselines/bare-fastify.mjs', String(port), bodyFile];
+    case '@bare-token':
+      return ['bench/baselines/bare-fastify-token.mjs', String(port)];
     case '@floor':
       if (databaseUrl.startsWith('postgres')) throw new Error('@floor reads a SQLite file: not with --postgres');
       return ['bench/baselines/fastify-sqlite.mjs', String(port), databaseUrl];

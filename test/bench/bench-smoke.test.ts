@@ -10,7 +10,7 @@ describe('npm run bench:smoke', () => {
   it('drives every scenario, baselines included, and gets only 2xx answers', { timeout: 180_000 }, async () => {
     const { status, output } = await runBenchTool(['bench/run.ts', '--smoke', ...(postgresServerUrl === undefined ? ['--no-postgres'] : [])]);
     assert.equal(status, 0, output);
-    for (const scenario of ['bare Fastify GET', 'Fastify + the same two SQLite reads', 'oidc-provider client_credentials token', 'oidc-provider introspection',
+    for (const scenario of ['bare Fastify GET', 'Fastify + the same two SQLite reads', 'oidc-provider client_credentials token', 'oidc-provider introspection', 'bare Fastify POST /oauth2/token',
       'bearer GET /api/v2/portfolios.json', 'during a purge of dead ones', 'tokens a second are issued', 'client_credentials', 'refresh_token', 'authorization_code']) {
       assert.ok(output.includes(scenario), `${scenario} ran\n${output}`);
     }

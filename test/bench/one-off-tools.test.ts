@@ -100,6 +100,17 @@ describe('the one-off benchmark tools', { timeout: 300_000 }, () => {
     assert.match(run.output, /^bare +\d+ req\/s .* ratio to folio: req\/s [\d.]+×, CPU\/request [\d.]+×$/m);
   });
 
+  it('ab.ts compares a build\'s token issue with the bare token route and oidc-provider, for client_credentials only', async () => {
+    const run = await runLeavingNothing('ab', ['bench/ab.ts', '--scenario', 'client_credentials', '--rounds', '1', '--duration', '1',
+      `folio=${OUTDIR}`, 'token=@bare-token', 'oidc=@oidc']);
+    assert.equal(run.status, 0, run.output);
+    assert.match(run.output, /^token +\d+ req\/s .* ratio to folio: req\/s [\d.]+×, CPU\/request [\d.]+×$/m);
+    assert.match(run.output, /^oidc +\d+ req\/s .* ratio to folio: req\/s [\d.]+×, CPU\/request [\d.]+×$/m);
+    const refused = await runLeavingNothing('ab', ['bench/ab.ts', '--scenario', 'refresh', `folio=${OUTDIR}`, 'token=@bare-token']);
+    assert.notEqual(refused.status, 0, refused.output);
+    assert.match(refused.output, /@bare-token answers client_credentials only/);
+  });
+
   it('ab.ts stops a build whose answer for @bare was refused, and drops the copies it made', async () => {
     // The variant's server reads an empty database of its own, which knows none of the prepared tokens.
     const emptyDatabase = `${SCRATCH}one-off-tools-empty-${process.pid}.db`;

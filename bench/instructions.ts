@@ -2,7 +2,7 @@
 // request costs, counted by valgrind's callgrind. A count does not move with what
 // else the machine is doing, where time on this shared machine moves by 8% between
 // two runs of one build: this judges changes too small for bench/ab.ts to see.
-//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--cache-sim] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc bare=@bare-token]
+//   node --import tsx bench/instructions.ts [--scenario get|client_credentials|refresh] [--postgres] [--cache-sim] [--warm N] [--requests N] [--windows N] [--keep] NAME=DIST_DIR[:ENV=VALUE,...] ... [bare=@bare | oidc=@oidc token=@bare-token]
 // With --postgres the builds serve one throwaway database on the local PostgreSQL
 // server (FOLIO_TEST_POSTGRES_URL), dropped at the end; the database's own
 // processes are not counted.

@@ -7,10 +7,12 @@ import { lifetimes } from '../src/oauth/lifetimes.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { cryptoRandom } from '../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../src/platform/secrets.ts';
-import { createPostgresKysely, createSqliteKysely } from '../src/storage/dialects.ts';
-import { pickedRows } from '../src/storage/kysely/purge.ts';
-import { createKyselyStorage } from '../src/storage/kysely/storage.ts';
+import type { OpenDatabase } from '../src/storage/database.ts';
+import { deleteInBatches } from '../src/storage/kysely/purge.ts';
+import { createStorage } from '../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
+import { openPostgres } from '../src/storage/postgres/postgres-database.ts';
+import { openSqlite } from '../src/storage/sqlite/sqlite-database.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
 import { createDatabase } from './postgres.ts';
 
@@ -65,15 +67,18 @@ export class BenchDatabase {
   private chainGrants: { grantId: number; userId: number }[] = [];
   private applicationId = 0;
 
-  private constructor(readonly db: Kysely<Database>, readonly kind: StorageKind, readonly url: string) {
-    this.storage = createKyselyStorage(db, kind);
+  readonly db: Kysely<Database>;
+  readonly kind: StorageKind;
+
+  private constructor(private readonly database: OpenDatabase, readonly url: string) {
+    this.db = database.db;
+    this.kind = database.kind;
+    this.storage = createStorage(database);
   }
 
   static open(url: string): BenchDatabase {
-    return url.startsWith('postgres')
-      // Seeding a million rows takes longer than the server's per-query bound.
-      ? new BenchDatabase(createPostgresKysely(url, { queryTimeout: false }), 'postgres', url)
-      : new BenchDatabase(createSqliteKysely(url), 'sqlite', url);
+    // Seeding a million rows takes longer than the server's per-query bound.
+    return new BenchDatabase(url.startsWith('postgres') ? openPostgres(url, { queryTimeout: false }) : openSqlite(url), url);
   }
 
   /** Migrates, adds the demo user, applications and portfolios, and the load's users and tokens. */
@@ -160,12 +165,8 @@ export class BenchDatabase {
    */
   async deleteDeadTokens(): Promise<void> {
     const olderThan = systemClock.now() - HOUR;
-    for (;;) {
-      const { numDeletedRows } = await this.db.deleteFrom('access_tokens')
-        .where(pickedRows(this.kind, 'token_hash', this.db.selectFrom('access_tokens').where('expires_at', '<', olderThan).limit(DEAD_TOKEN_CHUNK)))
-        .executeTakeFirst();
-      if (numDeletedRows < BigInt(DEAD_TOKEN_CHUNK)) return;
-    }
+    await deleteInBatches(this.database, async () => {}, 'access_tokens', 'token_hash', (limit) => this.db.selectFrom('access_tokens')
+      .where('expires_at', '<', olderThan).limit(limit));
   }
 
   private async generateTokens(count: number, createdAt: number, expiresAt: number): Promise<void> {

@@ -27,16 +27,7 @@ export interface Application {
   updatedAt: number;
 }
 
-export interface NewApplication {
-  ownerId: number;
-  name: string;
-  clientId: string;
-  secretHash: string;
-  redirectUris: string[];
-  confidential: boolean;
-  pkceRequired: boolean;
-  scopes: string[];
-}
+export type NewApplication = Omit<Application, 'id' | 'createdAt' | 'updatedAt'>;
 
 export type ApplicationChanges = Partial<
   Pick<Application, 'name' | 'redirectUris' | 'confidential' | 'pkceRequired'>
@@ -96,19 +87,11 @@ export interface AccessToken {
   originCodeHash: string | null;
 }
 
-export interface RefreshToken {
-  tokenHash: string;
-  grantId: number;
-  applicationId: number;
-  userId: number;
-  scope: string[];
-  createdAt: number;
+export interface RefreshToken extends AccessToken {
   /** Idle expiry: refresh tokens die after 90 days unused. */
   expiresAt: number;
   /** Set when this token was exchanged for a new pair (rotation). */
   rotatedAt: number | null;
-  revokedAt: number | null;
-  originCodeHash: string | null;
 }
 
 export interface Session {

@@ -72,17 +72,8 @@ export interface AccessTokensTable {
   refresh_token_hash: string | null;
 }
 
-export interface RefreshTokensTable {
-  token_hash: string;
-  grant_id: number;
-  application_id: number;
-  user_id: number;
-  scope: string;
-  created_at: Millis;
-  expires_at: Millis;
+export interface RefreshTokensTable extends Omit<AccessTokensTable, 'refresh_token_hash'> {
   rotated_at: Millis | null;
-  revoked_at: Millis | null;
-  origin_code_hash: string | null;
 }
 
 export interface SessionsTable {

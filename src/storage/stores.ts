@@ -7,10 +7,9 @@ import type {
 } from './records.ts';
 import type { Pause } from '../platform/pacer.ts';
 
-// A change and its audit event are one transaction: each method that changes what a
-// person or an application can do takes the event and writes it with the change, so
-// neither commits without the other. Where the change creates the record, the event
-// is built from it (it needs the new id).
+// A change and its audit event commit together: each method that changes what a
+// person or an application can do takes the event (or, where the change creates the
+// record, a function building it from the new record) and writes it with the change.
 
 export interface UserStore {
   createUser(input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent): Promise<User>;
@@ -22,10 +21,7 @@ export interface UserStore {
 }
 
 export interface ApplicationStore {
-  /**
-   * With `reveal`, the new secret is held for its one showing in the same transaction;
-   * SessionEndedError, with nothing written, when the reveal's session is gone.
-   */
+  /** With `reveal`, the new secret is held for its one showing in the same transaction (SecretRevealStore). */
   createApplication(
     input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
   ): Promise<Application>;
@@ -36,38 +32,24 @@ export interface ApplicationStore {
   updateApplication(
     id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined>;
-  /**
-   * The old secret stops working the moment this returns true. False (nothing recorded): no
-   * such application. With `reveal`, the new secret is held for its one showing in the same
-   * transaction, so the old one never dies without the new one being there to show;
-   * SessionEndedError, with nothing written, when the reveal's session is gone.
-   */
+  /** The old secret stops working when this returns true; false (nothing recorded): no such application. */
   replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean>;
   /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean>;
 }
 
 export interface GrantStore {
-  /**
-   * The live grant of this user for this application, created if there is none.
-   * Throws ApplicationGoneError when the application no longer exists.
-   */
+  /** The live grant of this user for this application, created if there is none; ApplicationGoneError if the application went. */
   findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant>;
   findGrant(id: number): Promise<Grant | undefined>;
-  /**
-   * The user ends an application's access: revokes the grant and, in one
-   * transaction, every code, access and refresh token descended from it, and
-   * forgets the user's consent, so the application's next request asks again.
-   */
+  /** The user ends an application's access: the grant, every code and token descended from it, and the consent. */
   disconnectApplication(grantId: number, now: number, event: NewAuditEvent): Promise<void>;
   /**
-   * Revokes one authorization: every access and refresh token of the grant
-   * descended from the code `codeHash`, through any number of refreshes, in one
-   * transaction. The grant and its other authorizations stay live, unless nothing
-   * live is left (then the grant ends). Tokens from before tokens recorded their
-   * code (migration 0005) belong to no known authorization: with `codeHash` null
-   * (such a token's own), or while the grant holds a live refresh token of that
-   * kind, all of the grant is revoked.
+   * Revokes one authorization: every token of the grant descended from the code
+   * `codeHash`. The grant's other authorizations stay, unless nothing live is left.
+   * Tokens from before tokens recorded their code (migration 0005) belong to no known
+   * authorization: with `codeHash` null, or while the grant holds such a live
+   * refresh token, the whole grant is revoked.
    */
   revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
@@ -82,52 +64,28 @@ export interface AuthorizationCodeStore {
 export interface IssuedTokens {
   access: AccessToken;
   refresh?: RefreshToken;
-  /**
-   * The audit event of this issue, written in the same transaction: the token and
-   * its record commit together, and one commit (one fsync) serves both.
-   */
+  /** The audit event of this issue, written in the same transaction. */
   event?: NewAuditEvent;
 }
 
 export interface TokenStore {
-  /**
-   * Saves an access token (and refresh token) in one transaction and marks the
-   * grant used. False when the grant is revoked: nothing is saved.
-   */
+  /** Saves the tokens and marks the grant used; false, saving nothing, when the grant is revoked. */
   saveTokens(tokens: IssuedTokens): Promise<boolean>;
-  /**
-   * An access token issued beside a refresh token is bound to it: revoked with it
-   * (revokedAt its own revocation's time, else the refresh token's), and undefined
-   * once the refresh token is gone, as when its grant is.
-   */
+  /** An access token issued beside a refresh token is revoked with it, and gone with it or its grant. */
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
-  /**
-   * The access token with this hash when this process holds it in memory, as
-   * findAccessToken would answer now (kysely/read-cache.ts); undefined when it
-   * holds none. Never reads the database. A store without such memory leaves it out.
-   */
+  /** The access token as findAccessToken would answer now, if this process holds it in memory; never reads the database. */
   recallAccessToken?(tokenHash: string): AccessToken | undefined;
   findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
-  /**
-   * Rotation: marks `previousHash` rotated only if it and its grant are still
-   * live (not rotated, not revoked) and saves `next` in the same transaction.
-   * False means another request won the race or the token is no longer live;
-   * nothing was written.
-   */
+  /** Rotation: marks `previousHash` rotated, if it and its grant are live, and saves `next` with it; false, writing nothing, otherwise. */
   rotateRefreshToken(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
-  /**
-   * Code exchange: marks the code used only if it is unused and its grant live,
-   * and saves `tokens` in the same transaction. False means another redemption
-   * spent the code first or the grant is revoked; nothing was written.
-   */
+  /** Code exchange: marks the code used, if it is unused and its grant live, and saves `tokens` with it; false, writing nothing, otherwise. */
   redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false, and records nothing, when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
   /**
-   * Deletes tokens and codes expired or revoked before `olderThan`. Rotated refresh
-   * tokens and consumed codes stay until they expire, so that their reuse is still detected.
-   * Deletes in small batches and awaits `betweenBatches` after each (by default it
-   * only yields to the event loop).
+   * Deletes tokens and codes expired or revoked before `olderThan`, in small batches,
+   * awaiting `betweenBatches` after each. Rotated refresh tokens and used codes stay
+   * until they expire, so that their reuse is still detected.
    */
   purgeExpired(now: number, olderThan: number, betweenBatches?: Pause): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
 }
@@ -143,15 +101,9 @@ export interface SessionStore {
 
 export interface ConsentStore {
   findConsent(userId: number, applicationId: number): Promise<Consent | undefined>;
-  /**
-   * Replaces any earlier consent: the latest answer is the one remembered. Throws
-   * ApplicationGoneError, with nothing written, when the application no longer exists.
-   */
+  /** Replaces any earlier consent; ApplicationGoneError, writing nothing, if the application went. */
   rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void>;
-  /**
-   * A denial: withdraws any earlier consent. Throws ApplicationGoneError, with
-   * nothing written, when the application no longer exists.
-   */
+  /** A denial withdraws any earlier consent; ApplicationGoneError, writing nothing, if the application went. */
   forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void>;
 }
 
@@ -194,24 +146,14 @@ export interface CountedAttempt extends FailureCount {
 
 /** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
 export interface LoginThrottleStore {
-  /**
-   * Counts one attempt as a failure, in one atomic upsert, and locks as `policy`
-   * says; but only when no lock is in force, decided in the same step: of
-   * concurrent attempts, none gets past a lock another one set.
-   */
+  /** Counts one attempt as a failure and locks as `policy` says, unless a lock is in force: one atomic step. */
   countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt>;
-  /**
-   * Takes back an allowed attempt that was not a failure after all: one failure
-   * less, and the lock it set undone unless a later attempt has changed it.
-   */
+  /** Takes back an allowed attempt that was no failure: one failure less, and the lock it set undone. */
   forgiveAttempt(key: string, attempt: CountedAttempt): Promise<void>;
   /** When the lock on `key` in force at `now` ends, or null; counts nothing. */
   lockedUntil(key: string, now: number): Promise<number | null>;
   clearFailures(key: string): Promise<void>;
-  /**
-   * Deletes counters untouched since `olderThan` and not locked past it, in small
-   * batches, awaiting `betweenBatches` after each (by default it only yields).
-   */
+  /** Deletes counters untouched since `olderThan` and not locked past it, in small batches. */
   forgetFailuresBefore(olderThan: number, betweenBatches?: Pause): Promise<number>;
 }
 
@@ -250,12 +192,16 @@ export interface Storage {
   secretReveals: SecretRevealStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
-  /**
-   * True while the bearer API's reads and client look-ups may be answered from
-   * memory: always on SQLite; on PostgreSQL while this instance hears other
-   * instances' changes (false: every such read goes to the database).
-   */
+  /** Whether cached reads may be answered from memory: on PostgreSQL only while other instances' changes are heard. */
   readsFromMemory(): boolean;
   readonly kind: 'sqlite' | 'postgres';
   close(): Promise<void>;
+}
+
+/** Storage as the process opens it (open.ts): with its migrations and its database server's advice. */
+export interface OpenedStorage extends Storage {
+  /** Applies pending migrations; safe to call on every start. */
+  migrate(): Promise<void>;
+  /** What in the database server's own settings works against Folio, one sentence each; none on SQLite. */
+  settingWarnings(): Promise<string[]>;
 }

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { createSqliteKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -74,7 +74,7 @@ describe('folio serve', () => {
       assert.equal(status, 1);
       assert.match(stderr, new RegExp(`folio: error: cannot listen on port ${port} \\(FOLIO_PORT, PORT or --port\\)`));
       assert.doesNotMatch(stdout, /demo@folio\.test|folio_cs_/);
-      const db = createSqliteKysely(databaseFile);
+      const db = openSqlite(databaseFile).db;
       try {
         const users = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
         assert.equal(Number(users.count), 0);
@@ -95,8 +95,9 @@ describe('folio serve', () => {
 
   test('deletes dead tokens in the background every FOLIO_PURGE_INTERVAL_SECONDS', async () => {
     const server = await startServe({ FOLIO_ENV: 'development', FOLIO_PURGE_INTERVAL_SECONDS: '1' });
-    const db = createSqliteKysely(server.databaseFile);
-    const storage = createKyselyStorage(db, 'sqlite');
+    const database = openSqlite(server.databaseFile);
+    const { db } = database;
+    const storage = createStorage(database);
     try {
       const now = Date.now();
       const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
@@ -123,10 +124,11 @@ describe('folio serve', () => {
 
   test('a purge under way stops at the next batch on SIGTERM, and the server still exits 0', async () => {
     const server = await startServe({ FOLIO_ENV: 'development', FOLIO_PURGE_INTERVAL_SECONDS: '1', FOLIO_LOG_LEVEL: 'info' });
-    const db = createSqliteKysely(server.databaseFile);
+    const database = openSqlite(server.databaseFile);
+    const { db } = database;
     try {
       const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
-      const { id: grantId } = await createKyselyStorage(db, 'sqlite').grants.findOrCreateActiveGrant(userId, applicationId, ['read'], Date.now());
+      const { id: grantId } = await createStorage(database).grants.findOrCreateActiveGrant(userId, applicationId, ['read'], Date.now());
       const expired = Date.now() - 2 * 3_600_000;
       // Far more than a paced purge deletes in the few seconds this test waits.
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 50000)

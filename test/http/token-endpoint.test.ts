@@ -10,8 +10,8 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import { createSqliteKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, type TestClient, basic, bearer, createClient, createTestApp, createUser,
@@ -400,8 +400,9 @@ describe('token endpoint', () => {
 
 describe('DESIGN §2 secrets at rest', () => {
   it('stores only hashes of codes, tokens and client secrets', async () => {
-    const db = createSqliteKysely(':memory:');
-    const storage = createKyselyStorage(db, 'sqlite');
+    const database = openSqlite(':memory:');
+    const { db } = database;
+    const storage = createStorage(database);
     await storage.migrate();
     const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0));
     const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent', FOLIO_BASE_URL: 'http://folio.test' });

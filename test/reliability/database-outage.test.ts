@@ -17,7 +17,7 @@ if (skip) console.log(`[reliability] database-outage: skipped: ${skip}`);
 const WORKERS = 6;
 /**
  * What "fails fast" means. A closed port fails at once; a silent one costs the
- * query bound (3 s, src/storage/postgres-dialect.ts), twice inside a transaction whose
+ * query bound (3 s, src/storage/postgres/postgres-database.ts), twice inside a transaction whose
  * ROLLBACK waits behind the stuck statement.
  */
 const MAX_ANSWER_MS: Record<string, number> = { cut: 3_000, stall: 8_000 };

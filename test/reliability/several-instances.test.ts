@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { REDIS_KEY_PREFIX } from '../../src/platform/rate-limit/redis.ts';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import {
   Browser, PASSWORD, REDIRECT_URI, type RegisteredClient, TemporaryPostgresDatabase, apiStatus, clientCredentials, folioAt, pause, redeemCode, refresh, report,
@@ -37,7 +37,7 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
     folioAt(url, 'migrate');
     // Rate-limit keys in the shared Redis are folio:rl:<application>:<user>; ids no
     // other database on this server is likely to use keep this run's keys its own.
-    const db = createPostgresKysely(url);
+    const { db } = openPostgres(url);
     try {
       await sql`alter table users alter column id restart with ${sql.lit(randomInt(1e8, 2e9))}`.execute(db);
       await sql`alter table applications alter column id restart with ${sql.lit(randomInt(1e8, 2e9))}`.execute(db);
@@ -47,7 +47,7 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
     folioAt(url, 'user', 'create', '--email', 'scale@example.test', '--password', PASSWORD);
     web = JSON.parse(folioAt(url, 'app', 'create', '--owner', 'scale@example.test', '--name', 'Web', '--redirect-uri', REDIRECT_URI, '--json'));
     machine = JSON.parse(folioAt(url, 'app', 'create', '--owner', 'scale@example.test', '--name', 'Machine', '--redirect-uri', REDIRECT_URI, '--json'));
-    const ids = createPostgresKysely(url);
+    const ids = openPostgres(url).db;
     try {
       const { id: userId } = await ids.selectFrom('users').select('id').executeTakeFirstOrThrow();
       for (const { id } of await ids.selectFrom('applications').select('id').orderBy('id').execute()) rateLimitKeys.push(`${REDIS_KEY_PREFIX}${id}:${userId}`);
@@ -132,7 +132,7 @@ describe('two instances on one PostgreSQL database and one Redis', { skip }, () 
     const [one, two] = servers.map((server) => server.baseUrl) as [string, string];
     const token = (await clientCredentials(one, machine)).body.access_token!;
     const api = '/api/v2/portfolios.json';
-    // Both have served it, so both answer it from memory (storage/kysely/read-cache.ts).
+    // Both have served it, so both answer it from memory (storage/cache/caching-stores.ts).
     assert.deepEqual([await apiStatus(one, token, api), await apiStatus(two, token, api)], [200, 200]);
     const revocation = await fetch(`${one}/oauth2/revoke`, { method: 'POST', body: new URLSearchParams({ token, ...machine }) });
     assert.equal(revocation.status, 200);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import type { OpenDatabase } from '../../src/storage/database.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { accessTokensByRefreshTokenMigration } from '../../src/storage/migrations/0010-access-tokens-by-refresh-token.ts';
 import { migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
@@ -14,9 +15,16 @@ import { T0, MINUTE, accessTokenFor, auditEvent, createGrant, deleteApplication,
 
 const ORIGIN = 'c'.repeat(64);
 
+/**
+ * The table's columns before the migration, named: every statement runs as a named
+ * prepared statement on PostgreSQL, and one that selects * fails once a column is added.
+ */
+const BEFORE_0010 = ['token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash'] as const;
+
 /** Rows as a build before migration 0010 wrote them: no refresh_token_hash column. */
-async function tokensFromBefore(db: Kysely<Database>, kind: StorageKind) {
-  const storage = createKyselyStorage(db, kind);
+async function tokensFromBefore(database: OpenDatabase) {
+  const { db } = database;
+  const storage = createStorage(database);
   const { user, application, grant } = await createGrant(storage);
   const fromCode = { ...accessTokenFor(grant), originCodeHash: ORIGIN };
   const alone = accessTokenFor(grant);
@@ -39,26 +47,27 @@ async function foreignKeysOfAccessTokens(db: Kysely<Database>, kind: StorageKind
   return rows.length;
 }
 
-function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) {
+function describeOn(kind: StorageKind, openDatabase: () => Promise<OpenDatabase>) {
   describe(`migration 0010 on tokens from before it (${kind})`, () => {
     it('keeps them working, revokes them by grant and deletes them with their application', async () => {
-      const db = await openDatabase();
-      const storage = createKyselyStorage(db, kind);
+      const database = await openDatabase();
+      const { db } = database;
+      const storage = createStorage(database);
       try {
         await migrateUpTo(db, kind, '0009-activity-index');
-        const before = await tokensFromBefore(db, kind);
-        const rowsBefore = await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute();
+        const before = await tokensFromBefore(database);
+        const rowsBefore = await db.selectFrom('access_tokens').select(BEFORE_0010).orderBy('token_hash').execute();
         assert.equal(await foreignKeysOfAccessTokens(db, kind), 1);
 
         await storage.migrate();
         assert.equal(await foreignKeysOfAccessTokens(db, kind), 0);
-        const rowsAfter = await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute();
+        const rowsAfter = await db.selectFrom('access_tokens').select([...BEFORE_0010, 'refresh_token_hash']).orderBy('token_hash').execute();
         assert.deepEqual(rowsAfter, rowsBefore.map((row) => ({ ...row, refresh_token_hash: null })));
         assert.deepEqual(await storage.tokens.findAccessToken(before.alone.tokenHash), before.alone);
         if (kind === 'sqlite') {
           // Killed after its COMMIT and before Kysely recorded it, the next start runs it again.
           await accessTokensByRefreshTokenMigration(kind).up(db);
-          assert.deepEqual(await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute(), rowsAfter);
+          assert.deepEqual(await db.selectFrom('access_tokens').select([...BEFORE_0010, 'refresh_token_hash']).orderBy('token_hash').execute(), rowsAfter);
         }
 
         // Revoking the authorization from the code takes its tokens, unbound, by grant.

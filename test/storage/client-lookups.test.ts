@@ -1,4 +1,4 @@
-// Client look-ups from memory (cachingClientLookups in src/storage/kysely/read-cache.ts):
+// Client look-ups from memory (cachingApplications in src/storage/cache/caching-stores.ts):
 // kept across the token endpoint's own writes, which are every request, and
 // forgotten on any change to an application: this process's at once, another
 // SQLite process's from the next turn of the event loop, another PostgreSQL
@@ -6,15 +6,11 @@
 // object handed out before, which is how these tests tell.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
-import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
-import { NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
 import type { Application } from '../../src/storage/records.ts';
 import type { Storage } from '../../src/storage/stores.ts';
-import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import {
@@ -95,8 +91,8 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
   /** An application whose look-up instance one holds in memory, once its listener is up. */
   async function cachedApplication(): Promise<{ issuer: Awaited<ReturnType<typeof createGrant>>; held: Application }> {
     const issuer = await createGrant(two);
-    const changes = databaseChanges(instances.oneDb)!;
-    await eventually(() => trusted(() => changes.applicationsVersion()), 2000, 'instance one listens');
+    const { changes } = instances.oneDatabase;
+    await eventually(() => trusted(() => changes.version('applications')), 2000, 'instance one listens');
     const held = (await one.applications.findApplicationByClientId(issuer.application.clientId))!;
     assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
     return { issuer, held };
@@ -104,11 +100,12 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
 
   it("keeps a look-up across both instances' token issues, rotations, redemptions and revocations", async () => {
     const { issuer, held } = await cachedApplication();
-    const bearerVersion = databaseChanges(instances.oneDb)!.version();
+    const tokensVersion = () => instances.oneDatabase.changes.version('accessTokens');
+    const before = tokensVersion();
     await tokenEndpointWrites(one, issuer);
     await tokenEndpointWrites(two, issuer);
-    // The other instance's revocation was announced: the bearer reads are forgotten, the look-up is not.
-    await eventually(() => databaseChanges(instances.oneDb)!.version() !== bearerVersion, 1000, 'the revocation heard');
+    // The other instance's revocation was announced: the token look-ups are forgotten, the client look-up is not.
+    await eventually(() => tokensVersion() !== before, 1000, 'the revocation heard');
     assert.equal(await one.applications.findApplicationByClientId(issuer.application.clientId), held);
   });
 
@@ -117,18 +114,6 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
     const secretHash = hashCredential(rawToken('secret'));
     await one.applications.replaceApplicationSecret(issuer.application.id, secretHash, T0 + MINUTE, auditEvent('application.secret_rotated'));
     assert.equal((await one.applications.findApplicationByClientId(issuer.application.clientId))?.secretHash, secretHash);
-  });
-
-  it('sees its own change at once from the commit, though another connection read the row before it', async () => {
-    const { issuer: { application } } = await cachedApplication();
-    const lookUp = () => one.applications.findApplicationByClientId(application.clientId);
-    await instances.oneDb.transaction().execute(async (trx) => {
-      await trx.updateTable('applications').set({ name: 'Committed' }).where('id', '=', application.id).execute();
-      // On another pooled connection: the row as committed so far, kept in memory.
-      assert.equal((await lookUp())?.name, application.name);
-    });
-    // Before the trigger's notice can arrive: the COMMIT itself counted as the change.
-    assert.equal((await lookUp())?.name, 'Committed');
   });
 
   it("sees the other instance's edit, new secret and deletion once its notice arrives", async () => {
@@ -143,67 +128,16 @@ describe('client look-ups from memory on PostgreSQL, with two instances', { skip
     await eventually(async () => (await lookUp()) === undefined, 1000, 'the deletion seen');
   });
 
-  it('answers from memory: a change no notice announces is not seen', async () => {
+  it('answers from memory: a change no store announces is not seen', async () => {
     const { issuer: { application }, held } = await cachedApplication();
-    // Behind the trigger's back, as only a database administrator can, from a third set of connections.
-    const other = createPostgresKysely(instances.database.url);
+    // Behind the stores' back, as only a database administrator can, from a third set of connections.
+    const other = openPostgres(instances.database.url);
     try {
-      await sql`alter table applications disable trigger applications_changed`.execute(other);
-      try {
-        await other.updateTable('applications').set({ name: 'Unannounced' }).where('id', '=', application.id).execute();
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.equal(await one.applications.findApplicationByClientId(application.clientId), held);
-      } finally {
-        await sql`alter table applications enable trigger applications_changed`.execute(other);
-      }
+      await other.db.updateTable('applications').set({ name: 'Unannounced' }).where('id', '=', application.id).execute();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await one.applications.findApplicationByClientId(application.clientId), held);
     } finally {
-      await other.destroy();
-    }
-  });
-});
-
-describe('PostgresChanges: the applications counter', { skip: withoutPostgres }, () => {
-  const database = new TemporaryPostgresDatabase(postgresServerUrl ?? 'postgres://unused');
-  before(async () => { await database.create(); });
-  after(async () => { await database.drop(); });
-
-  it("moves with this process's writes that can change an application, with an applications notice, and whenever it is unsure", async () => {
-    let clock = 0;
-    const changes = new PostgresChanges(database.url, () => {}, () => clock);
-    const applications = () => changes.applicationsVersion();
-    try {
-      assert.equal(trusted(applications), false); // not listening yet
-      await eventually(() => trusted(applications), 2000, 'listening');
-
-      const standing = applications();
-      const bearerStanding = changes.version();
-      changes.wrote({ bearerReads: true, applications: false });
-      assert.equal(applications(), standing);
-      assert.equal(changes.version(), bearerStanding + 1);
-      changes.wrote({ bearerReads: false, applications: true });
-      assert.equal(applications(), standing + 1);
-      assert.equal(changes.version(), bearerStanding + 1, 'a write that reaches no bearer read leaves that counter');
-
-      // A token revocation's notice ('') moves the bearer counter only; an application's, this one only.
-      const bearer = changes.version();
-      const other = createPostgresKysely(database.url);
-      try {
-        await sql`select pg_notify(${CHANGES_CHANNEL}, '')`.execute(other);
-        await eventually(() => changes.version() !== bearer, 1000, 'the bearer notice counted');
-        assert.equal(applications(), standing + 1);
-        await sql`select pg_notify(${CHANGES_CHANNEL}, ${APPLICATIONS_CHANGED})`.execute(other);
-        await eventually(() => applications() !== standing + 1, 1000, 'the applications notice counted');
-        assert.equal(changes.version(), bearer + 1);
-      } finally {
-        await other.destroy();
-      }
-
-      // No proof heard back in time: nothing read now is kept, on either counter.
-      clock += NOTICES_TRUSTED_FOR_MS;
-      assert.equal(trusted(applications), false);
-      await eventually(() => trusted(applications), 2000, 'trusted again');
-    } finally {
-      await changes.stop();
+      await other.close();
     }
   });
 });

@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { WAL_AUTOCHECKPOINT_PAGES, createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
-import { prepared, preparedStatement } from '../../src/storage/kysely/prepared.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage } from '../../src/storage/open.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
+import { WAL_AUTOCHECKPOINT_PAGES, openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import { StorageUnavailableError } from '../../src/storage/errors.ts';
 import { describeStorageContract, postgresServerUrl } from './contract.ts';
 import { T0, auditEvent, createUser } from './fixtures.ts';
@@ -64,13 +64,13 @@ describe('opening storage from a database URL', () => {
   });
 
   it('runs a SQLite file in WAL mode with foreign keys and full sync', async () => {
-    const db = createSqliteKysely(join(directory, 'pragmas.db'));
-    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
+    const database = openSqlite(join(directory, 'pragmas.db'));
+    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(database.db)).rows[0] as object)[0];
     assert.equal(await pragma('journal_mode'), 'wal');
     assert.equal(await pragma('foreign_keys'), 1);
     assert.equal(await pragma('synchronous'), 2);
     assert.equal(await pragma('busy_timeout'), 5000);
-    await db.destroy();
+    await database.close();
   });
 
   it('gives each test storage a private, migrated in-memory database', async () => {
@@ -112,13 +112,13 @@ describe('opening storage from a database URL', () => {
 describe('PostgreSQL pool size', { skip: !postgresServerUrl }, () => {
   it('opens no more connections than FOLIO_DATABASE_POOL_SIZE allows, however many queries wait', async () => {
     for (const poolSize of [1, 3]) {
-      const db = createPostgresKysely(postgresServerUrl!, { poolSize });
+      const database = openPostgres(postgresServerUrl!, { poolSize });
       try {
         const answers = await Promise.all(Array.from({ length: 8 }, () =>
-          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(db)));
+          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(database.db)));
         assert.equal(new Set(answers.map(({ rows }) => rows[0]!.pid)).size, poolSize);
       } finally {
-        await db.destroy();
+        await database.close();
       }
     }
   });
@@ -127,8 +127,9 @@ describe('PostgreSQL pool size', { skip: !postgresServerUrl }, () => {
 describe('SQLite purge look-ups', () => {
   // A purge that scanned the table would block the event loop for as long as the scan.
   it('find stale sign-in failure counters through the updated_at index', async () => {
-    const db = createSqliteKysely(':memory:');
-    const storage = createKyselyStorage(db, 'sqlite');
+    const database = openSqlite(':memory:');
+    const { db } = database;
+    const storage = createStorage(database);
     try {
       await storage.migrate();
       const plan = await sql<{ detail: string }>`explain query plan select key from login_failures
@@ -142,15 +143,16 @@ describe('SQLite purge look-ups', () => {
 
 describe('SQLite connection settings', () => {
   it('keeps a 4 MiB page cache instead of better-sqlite3\'s 16 MiB', async () => {
-    const db = createSqliteKysely(':memory:');
-    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
+    const database = openSqlite(':memory:');
+    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(database.db);
     assert.deepEqual(rows, [{ cache_size: -4000 }]);
-    await db.destroy();
+    await database.close();
   });
 
   it('checkpoints the WAL only once it holds WAL_AUTOCHECKPOINT_PAGES pages, not at SQLite\'s 1,000', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'folio-checkpoint-'));
-    const db = createSqliteKysely(join(directory, 'checkpoint.db'));
+    const database = openSqlite(join(directory, 'checkpoint.db'));
+    const { db } = database;
     try {
       await sql`create table filler (page blob not null)`.execute(db);
       // A row of 3,000 bytes takes a page of its own (4,096 bytes), so a transaction
@@ -170,40 +172,8 @@ describe('SQLite connection settings', () => {
       await fill(WAL_AUTOCHECKPOINT_PAGES + 100);
       assert.ok(await framesAfterNextCommit() < 10, `past ${WAL_AUTOCHECKPOINT_PAGES} pages the commit checkpoints`);
     } finally {
-      await db.destroy();
+      await database.close();
       rmSync(directory, { recursive: true, force: true });
     }
-  });
-});
-
-describe('statements compiled once', () => {
-  it('refuse select * and returning *, whose result columns a migration could change', async () => {
-    const db = createSqliteKysely(':memory:');
-    assert.throws(() => prepared(db, (id: number) => db.selectFrom('users').selectAll().where('id', '=', id)), /must name its columns/);
-    assert.throws(() => prepared(db, (id: number) => db.selectFrom('users').selectAll('users').where('id', '=', id)), /must name its columns/);
-    assert.throws(() => preparedStatement((id: number) => db.deleteFrom('users').where('id', '=', id).returningAll()), /must name its columns/);
-    assert.doesNotThrow(() => prepared(db, (id: number) => db.selectFrom('users').select(['id', 'email']).where('id', '=', id)));
-    await db.destroy();
-  });
-});
-
-describe('SQLite rows read as arrays and built into objects', () => {
-  it('names every column, keeps types and nulls, and the last of a repeated name', async () => {
-    const db = createSqliteKysely(':memory:');
-    const { rows } = await sql<Record<string, unknown>>`select 1 as a, 'two' as b, null as c, 2.5 as a, 'x' as "__proto__"`.execute(db);
-    assert.deepEqual(Object.entries(rows[0]!), [['a', 2.5], ['b', 'two'], ['c', null], ['__proto__', 'x']]);
-    assert.equal(Object.getPrototypeOf(rows[0]), Object.prototype);
-    await db.destroy();
-  });
-
-  it('follows a table whose columns changed after the statement was first prepared', async () => {
-    const db = createSqliteKysely(':memory:');
-    await sql`create table t (x integer)`.execute(db);
-    await sql`insert into t values (1)`.execute(db);
-    const select = () => sql<Record<string, unknown>>`select * from t`.execute(db);
-    assert.deepEqual((await select()).rows, [{ x: 1 }]);
-    await sql`alter table t add column y text default 'new'`.execute(db);
-    assert.deepEqual((await select()).rows, [{ x: 1, y: 'new' }]);
-    await db.destroy();
   });
 });

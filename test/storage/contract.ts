@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe } from 'node:test';
 import { type Kysely, sql } from 'kysely';
-import { createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import type { OpenDatabase } from '../../src/storage/database.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { postgresServerUrl, withoutPostgres } from '../support/services.ts';
@@ -17,6 +19,12 @@ export interface StorageUnderTest {
   /** Direct access to the tables, for checking what is actually stored. */
   db: Kysely<Database>;
   kind: StorageKind;
+  database: OpenDatabase;
+}
+
+/** Storage over `database`, with the database at hand for tests that look at rows. */
+export function storageOver(database: OpenDatabase): StorageUnderTest {
+  return { storage: createStorage(database), db: database.db, kind: database.kind, database };
 }
 
 const TABLES_CHILDREN_FIRST: (keyof Database)[] = [
@@ -30,8 +38,7 @@ export function describeStorageContract(title: string, define: (target: () => St
   describe(`${title} (sqlite)`, () => {
     let current: StorageUnderTest | undefined;
     beforeEach(async () => {
-      const db = createSqliteKysely(':memory:');
-      current = { db, kind: 'sqlite', storage: createKyselyStorage(db, 'sqlite') };
+      current = storageOver(openSqlite(':memory:'));
       await current.storage.migrate();
     });
     afterEach(async () => {
@@ -46,8 +53,7 @@ export function describeStorageContract(title: string, define: (target: () => St
     describe(`${title} (postgres)`, () => {
       let current: StorageUnderTest | undefined;
       before(async () => {
-        const db = createPostgresKysely(await migratedDatabaseForThisRun(serverUrl));
-        current = { db, kind: 'postgres', storage: createKyselyStorage(db, 'postgres') };
+        current = storageOver(openPostgres(await migratedDatabaseForThisRun(serverUrl)));
       });
       beforeEach(async () => {
         // DELETE, not TRUNCATE: on tables this small it is some fifty times faster.
@@ -70,7 +76,7 @@ function migratedDatabaseForThisRun(serverUrl: string): Promise<string> {
   migratedUrl ??= (async () => {
     temporaryDatabase = new TemporaryPostgresDatabase(serverUrl);
     const url = await temporaryDatabase.create();
-    const storage = createKyselyStorage(createPostgresKysely(url), 'postgres');
+    const storage = createStorage(openPostgres(url));
     try {
       await storage.migrate();
     } finally {
@@ -93,10 +99,10 @@ if (postgresServerUrl) {
  * a database of its own, unmigrated, for tests of migrations themselves; the
  * PostgreSQL ones are dropped when the file's tests end. The test closes what it opens.
  */
-export function forEachEmptyDatabase(define: (kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) => void): void {
-  define('sqlite', async () => createSqliteKysely(':memory:'));
+export function forEachEmptyDatabase(define: (kind: StorageKind, openDatabase: () => Promise<OpenDatabase>) => void): void {
+  define('sqlite', async () => openSqlite(':memory:'));
   const newPostgresDatabase = temporaryPostgresDatabases();
-  if (newPostgresDatabase !== undefined) define('postgres', async () => createPostgresKysely(await newPostgresDatabase()));
+  if (newPostgresDatabase !== undefined) define('postgres', async () => openPostgres(await newPostgresDatabase()));
 }
 
 /**
@@ -139,8 +145,7 @@ export function migratedPostgresOfItsOwn(): () => StorageUnderTest {
   let database: TemporaryPostgresDatabase | undefined;
   before(async () => {
     database = new TemporaryPostgresDatabase(postgresServerUrl!);
-    const db = createPostgresKysely(await database.create());
-    current = { db, kind: 'postgres', storage: createKyselyStorage(db, 'postgres') };
+    current = storageOver(openPostgres(await database.create()));
     await current.storage.migrate();
   });
   after(async () => {

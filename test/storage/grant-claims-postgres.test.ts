@@ -1,15 +1,15 @@
-// On PostgreSQL a token issue claims its grant with a shared lock (token-issue-postgres.ts):
-// issues on one grant do not wait for each other's commits and a revocation waits for
-// them (the last use written at most once a second is tokens.test.ts's). Saves on one grant
-// (client_credentials issues) go in batches, one statement and one commit for many;
-// rotations and code exchanges in batches across grants, each exchange standing or
+// On PostgreSQL a token write holds its grant with a shared lock (token-writes.ts):
+// writes on one grant do not wait for each other's commits and a revocation waits for
+// them (the last use written at most once a second is tokens.test.ts's). Writes that
+// arrive together go in batches, one transaction for many, each write standing or
 // falling on its own credential and grant.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type Kysely, sql } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import type { OpenDatabase } from '../../src/storage/database.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
 import type { AuthorizationCode, Grant } from '../../src/storage/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
@@ -29,17 +29,20 @@ describe('grant claims on PostgreSQL', { skip }, () => {
   let url: string;
   let storage: OpenedStorage;
   let db: Kysely<Database>;
+  let otherDatabase: OpenDatabase;
   let other: Kysely<Database>;
 
   before(async () => {
     url = await database!.create();
-    db = createPostgresKysely(url);
-    storage = createKyselyStorage(db, 'postgres');
+    const opened = openPostgres(url);
+    db = opened.db;
+    storage = createStorage(opened);
     await storage.migrate();
-    other = createPostgresKysely(url);
+    otherDatabase = openPostgres(url);
+    other = otherDatabase.db;
   });
   after(async () => {
-    await other?.destroy();
+    await otherDatabase?.close();
     await storage?.close();
     await database?.drop();
   });
@@ -79,8 +82,8 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.equal(Number(issued.count), 51);
   });
 
-  // Saves on one grant that arrive while a statement for it is in flight go together
-  // in the next statement (statement-batches.ts): one transaction for all of them.
+  // Writes that arrive while a batch is under way go together in the next (batches.ts):
+  // one transaction for all of them.
   /** The transaction that wrote each access token, or undefined where none was written. */
   async function writtenBy(tokens: readonly IssuedTokens[]): Promise<(string | undefined)[]> {
     const hashes = tokens.map((issued) => issued.access.tokenHash);
@@ -140,8 +143,7 @@ describe('grant claims on PostgreSQL', { skip }, () => {
     assert.deepEqual(await writtenBy(issues), [undefined, undefined, undefined, undefined]);
   });
 
-  // Rotations and code exchanges that arrive while one of theirs is in flight go
-  // together in the next statement, whatever their grants (token-exchanges-postgres.ts).
+  // Rotations and code exchanges go in the same batches, whatever their grants.
   it('rotates each refresh token of a batch on its own: a spent one among them gets nothing written', async () => {
     const grants = await Promise.all([createGrant(storage), createGrant(storage), createGrant(storage)]);
     const [first, spent, ...fresh] = await Promise.all([0, 1, 1, 2].map(async (which) => {
@@ -184,7 +186,7 @@ describe('grant claims on PostgreSQL', { skip }, () => {
   });
 
   it('lets one rotation of a refresh token win when two instances batch it with others at once', async () => {
-    const otherInstance = createKyselyStorage(other, 'postgres');
+    const otherInstance = createStorage(otherDatabase);
     const { grant } = await createGrant(storage);
     const contested = tokenPairFor(grant);
     const bystanders = Array.from({ length: 6 }, () => tokenPairFor(grant));

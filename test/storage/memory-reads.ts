@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import type { Kysely } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import type { OpenDatabase } from '../../src/storage/database.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 
@@ -28,7 +29,8 @@ export const trusted = (version: () => number): boolean => version() === version
 
 export interface TwoInstances {
   readonly database: TemporaryPostgresDatabase;
-  /** Instance one's Kysely, for its change counters (databaseChanges). */
+  /** Instance one's database, for its change counters. */
+  readonly oneDatabase: OpenDatabase;
   readonly oneDb: Kysely<Database>;
   readonly one: OpenedStorage;
   readonly two: OpenedStorage;
@@ -37,13 +39,13 @@ export interface TwoInstances {
 /** Two instances, made before the enclosing suite's tests and closed after them. */
 export function twoInstancesFor(serverUrl: string | undefined): TwoInstances {
   const database = new TemporaryPostgresDatabase(serverUrl ?? 'postgres://unused');
-  let oneDb: Kysely<Database> | undefined;
+  let oneDatabase: OpenDatabase | undefined;
   let one: OpenedStorage | undefined;
   let two: OpenedStorage | undefined;
   before(async () => {
     const url = await database.create();
-    oneDb = createPostgresKysely(url);
-    one = createKyselyStorage(oneDb, 'postgres');
+    oneDatabase = openPostgres(url);
+    one = createStorage(oneDatabase);
     await one.migrate();
     two = await openStorage(url);
   });
@@ -54,7 +56,8 @@ export function twoInstancesFor(serverUrl: string | undefined): TwoInstances {
   });
   return {
     database,
-    get oneDb() { return oneDb!; },
+    get oneDatabase() { return oneDatabase!; },
+    get oneDb() { return oneDatabase!.db; },
     get one() { return one!; },
     get two() { return two!; },
   };

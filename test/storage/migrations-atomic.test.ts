@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
+import type { OpenDatabase } from '../../src/storage/database.ts';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { forEachEmptyDatabase, migrationsRecorded } from './contract.ts';
@@ -18,10 +19,10 @@ async function indexExists(db: Kysely<Database>, kind: StorageKind, name: string
   return rows.length === 1;
 }
 
-function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Database>>) {
+function describeOn(kind: StorageKind, openDatabase: () => Promise<OpenDatabase>) {
   describe(`a migration that fails halfway (${kind})`, () => {
     it('leaves nothing of itself behind, and runs whole once what failed it is gone', async () => {
-      const db = await openDatabase();
+      const { db } = await openDatabase();
       try {
         await migrateUpTo(db, kind, '0010-access-tokens-by-refresh-token');
         const recordedBefore = await migrationsRecorded(db);
@@ -35,7 +36,7 @@ function describeOn(kind: StorageKind, openDatabase: () => Promise<Kysely<Databa
         await migrateToLatest(db, kind);
         assert.equal(await indexExists(db, kind, 'refresh_tokens_rotated_at'), false);
         assert.equal(await indexExists(db, kind, 'authorization_codes_consumed_at'), false);
-        assert.deepEqual(await migrationsRecorded(db), [...recordedBefore, '0011-spent-credentials-unindexed', '0012-room-for-spending']);
+        assert.deepEqual(await migrationsRecorded(db), [...recordedBefore, '0011-spent-credentials-unindexed', '0012-room-for-spending', '0013-changes-announced-by-stores']);
       } finally {
         await db.destroy();
       }

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { SQLITE_MEMORY, createPostgresKysely, createSqliteKysely } from '../../src/storage/dialects.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
+import { SQLITE_MEMORY, openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import { migrateToLatest } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { forEachEmptyDatabaseUrl, migrationsRecorded } from './contract.ts';
@@ -60,7 +61,7 @@ function describeOn(kind: StorageKind, newDatabaseUrl: () => Promise<string>) {
       const url = await newDatabaseUrl();
       const outcomes = await startTogether(url);
       for (const { code, stderr } of outcomes) assert.equal(code, 0, stderr);
-      assert.deepEqual(await recordedIn(kind === 'sqlite' ? createSqliteKysely(url) : createPostgresKysely(url)), await everyMigration());
+      assert.deepEqual(await recordedIn(kind === 'sqlite' ? openSqlite(url).db : openPostgres(url).db), await everyMigration());
     });
   });
 }
@@ -75,7 +76,7 @@ async function recordedIn(db: Kysely<Database>): Promise<string[]> {
 
 /** Every migration's name, once each: what one instance alone records. */
 async function everyMigration(): Promise<string[]> {
-  const db = createSqliteKysely(SQLITE_MEMORY);
+  const { db } = openSqlite(SQLITE_MEMORY);
   await migrateToLatest(db, 'sqlite');
   return recordedIn(db);
 }

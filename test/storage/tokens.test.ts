@@ -144,7 +144,7 @@ describeStorageContract('tokens', (target) => {
     const { grant } = await createGrant(storage);
     const first = { access: accessTokenFor(grant, undefined, T0) };
     await storage.tokens.saveTokens(first);
-    // Made together, the two share a batch (a group commit, or one statement on PostgreSQL).
+    // Made together, the two share a batch (kysely/batches.ts).
     const [later, again] = await Promise.allSettled([
       storage.tokens.saveTokens({ access: accessTokenFor(grant, undefined, T0 + 2000) }),
       storage.tokens.saveTokens(first),

@@ -1,8 +1,8 @@
 // A database of its own on the shared PostgreSQL server, so parallel runs never
 // see each other's rows; dropped (forcibly) at the end, even after a failure.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
-import { createPostgresKysely } from '../../src/storage/dialects.ts';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 
 export class TemporaryPostgresDatabase {
   readonly name: string;
@@ -31,7 +31,7 @@ export class TemporaryPostgresDatabase {
   }
 
   private async onServer(statement: ReturnType<typeof sql>): Promise<void> {
-    const admin = createPostgresKysely(this.serverUrl);
+    const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: this.serverUrl, max: 1 }) }) });
     try {
       await statement.execute(admin);
     } finally {

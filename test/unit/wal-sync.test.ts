@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedSyncs, walSync } from '../../src/storage/wal-sync.ts';
+import { sharedSyncs, walSync } from '../../src/storage/sqlite/wal-sync.ts';
 
 /** fsyncs that end only when the test says so, in the order begun. */
 function heldSyncs() {

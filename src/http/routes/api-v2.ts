@@ -22,7 +22,7 @@ export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   const tokenOf = (request: FastifyRequest) => request.accessToken!;
   // Each list's JSON, made by the route's response schema, lives as long as the
   // list. On SQLite the store answers with the same list object until the
-  // database changes (storage/kysely/read-cache.ts), so its JSON is made once;
+  // database changes (storage/cache/caching-stores.ts), so its JSON is made once;
   // serializing it again was a tenth of a cached request's CPU.
   const listBodies = new WeakMap<readonly Portfolio[], string>();
 

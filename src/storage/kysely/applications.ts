@@ -1,12 +1,13 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
+import type { OpenDatabase } from '../database.ts';
 import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
-import type { ApplicationRow, ApplicationsTable, Database, StorageKind } from '../schema.ts';
+import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
 import type { ApplicationStore, SecretReveal } from '../stores.ts';
-import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
-import { flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { changing } from './changing.ts';
+import { everyColumn, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { holdSecretReveal } from './secret-reveals.ts';
-import { issuedAlone } from './tokens.ts';
+import { issuedAlone } from './token-rows.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
@@ -39,11 +40,10 @@ const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
 ]);
 
 export class KyselyApplicationStore implements ApplicationStore {
-  private readonly selectByClientId: PreparedQuery<ApplicationRow, [clientId: string]>;
+  constructor(private readonly database: OpenDatabase) {}
 
-  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {
-    this.selectByClientId = prepared(db, (clientId: string) =>
-    db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId));
+  private get db() {
+    return this.database.db;
   }
 
   createApplication(
@@ -61,7 +61,7 @@ export class KyselyApplicationStore implements ApplicationStore {
         scopes: scopeToColumn(input.scopes),
         created_at: now,
         updated_at: now,
-      }).returningAll().executeTakeFirstOrThrow();
+      }).returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
       const application = toApplication(row);
       await writeAuditEvent(trx, event(application));
       if (reveal !== undefined) await holdSecretReveal(trx, reveal(application), now);
@@ -70,17 +70,17 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
-    const [row] = await this.selectByClientId(clientId);
+    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async findApplicationById(id: number): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async listApplicationsOwnedBy(ownerId: number): Promise<Application[]> {
-    const rows = await this.db.selectFrom('applications').selectAll()
+    const rows = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS)
       .where('owner_id', '=', ownerId)
       .orderBy('id')
       .execute();
@@ -90,12 +90,12 @@ export class KyselyApplicationStore implements ApplicationStore {
   updateApplication(
     id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return changing(this.database, ['applications'], async (trx) => {
       const row = await trx.updateTable('applications')
         .set({ ...changesToColumns(changes), updated_at: now })
         .where('id', '=', id)
         .where('owner_id', '=', ownerId)
-        .returningAll()
+        .returning(APPLICATION_COLUMNS)
         .executeTakeFirst();
       if (row === undefined) return undefined;
       const updated = toApplication(row);
@@ -105,7 +105,7 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return changing(this.database, ['applications'], async (trx) => {
       const result = await trx.updateTable('applications')
         .set({ secret_hash: secretHash, updated_at: now })
         .where('id', '=', id)
@@ -117,14 +117,14 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return changing(this.database, ['applications', 'accessTokens'], async (trx) => {
       const grantsOfIt = trx.selectFrom('grants').select('id')
         .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId));
       // PostgreSQL: the cascade would take the grants' rows in an order of its own,
-      // and a batch of token exchanges holds several grants' rows, taken in id
-      // order (token-exchanges-postgres.ts): taken in that order here first, the
-      // two cannot each hold a row the other waits for. SQLite has one writer.
-      if (this.kind === 'postgres') await grantsOfIt.orderBy('id').forUpdate().execute();
+      // and a batch of token writes holds several, taken in id order
+      // (token-writes.ts): taken in that order here first, the two cannot each hold
+      // a row the other waits for. SQLite has one writer.
+      if (this.database.kind === 'postgres') await grantsOfIt.orderBy('id').forUpdate().execute();
       // Access tokens issued alone no longer cascade from their grant (migration
       // 0010); the others end with their refresh tokens, which do.
       await issuedAlone(trx.deleteFrom('access_tokens')).where('grant_id', 'in', grantsOfIt).execute();

@@ -3,8 +3,7 @@ import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
 import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';
-import { changedRows } from './columns.ts';
-import { everyColumn } from './prepared.ts';
+import { changedRows, everyColumn } from './columns.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
   return {
@@ -18,8 +17,7 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
-/** The columns an audit event is written with (its id is generated). */
-export const AUDIT_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type', 'user_id', 'application_id', 'ip', 'detail', 'created_at']);
+const AUDIT_EVENT_COLUMNS = everyColumn<AuditEventRow>()(['id', 'type', 'user_id', 'application_id', 'ip', 'detail', 'created_at']);
 
 export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
   return {
@@ -52,7 +50,7 @@ export async function recordIfChanged(executor: Kysely<Database>, result: Parame
  */
 export function eventsOfUser(db: Kysely<Database>, userId: number, limit: number, types?: readonly AuditEventType[]) {
   const indexed = types !== undefined && types.every((type) => !(ROUTINE_EVENT_TYPES as readonly AuditEventType[]).includes(type));
-  return db.selectFrom('audit_events').selectAll()
+  return db.selectFrom('audit_events').select(AUDIT_EVENT_COLUMNS)
     .where('user_id', '=', userId)
     .$if(types !== undefined, (query) => query.where('type', 'in', types!))
     .$if(indexed, (query) => query.where(ACTIVITY_INDEX_CONDITION))

@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { AuthorizationCode } from '../records.ts';
-import type { AuthorizationCodeRow, Database, StorageKind } from '../schema.ts';
-import type { AuthorizationCodeStore } from '../stores.ts';
-import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { lookingUpByKey } from './lookup-batches.ts';
+import type { OpenDatabase } from '../database.ts';
 import { unlessApplicationGone } from '../errors.ts';
-import { type PreparedQuery, everyColumn } from './prepared.ts';
+import type { AuthorizationCode } from '../records.ts';
+import type { AuthorizationCodeRow } from '../schema.ts';
+import type { AuthorizationCodeStore } from '../stores.ts';
+import { lookingUpTogether } from './batches.ts';
+import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
@@ -28,15 +27,15 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
 }
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
-  private readonly selectCode: PreparedQuery<AuthorizationCodeRow, [codeHash: string]>;
+  private readonly findRow: (codeHash: string) => Promise<AuthorizationCodeRow | undefined>;
 
-  constructor(private readonly db: Kysely<Database>, kind: StorageKind) {
-    this.selectCode = lookingUpByKey(db, kind, (codeHash) =>
-      db.selectFrom('authorization_codes').select(CODE_COLUMNS).where('code_hash', '=', codeHash), (row) => row.code_hash);
+  constructor(private readonly database: OpenDatabase) {
+    this.findRow = lookingUpTogether((hashes) => database.db.selectFrom('authorization_codes').select(CODE_COLUMNS)
+      .where('code_hash', 'in', hashes).execute(), (row) => row.code_hash);
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
-    await unlessApplicationGone(() => this.db.insertInto('authorization_codes')
+    await unlessApplicationGone(() => this.database.db.insertInto('authorization_codes')
       .values({
         code_hash: code.codeHash,
         grant_id: code.grantId,
@@ -53,7 +52,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   }
 
   async findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
-    const [row] = await this.selectCode(codeHash);
+    const row = await this.findRow(codeHash);
     return row && toAuthorizationCode(row);
   }
 }

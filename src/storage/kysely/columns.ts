@@ -35,3 +35,13 @@ export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRow
 export function scopeUnion(current: readonly string[], requested: readonly string[]): string[] {
   return [...current, ...requested.filter((item) => !current.includes(item))];
 }
+
+/**
+ * The column names given, checked by the compiler to be every column of `Row`:
+ * queries name their columns rather than select `*` (postgres/postgres-database.ts says why).
+ */
+export function everyColumn<Row>() {
+  return <const Columns extends readonly (keyof Row & string)[]>(
+    columns: Columns & (Exclude<keyof Row, Columns[number]> extends never ? unknown : { missing: Exclude<keyof Row, Columns[number]> }),
+  ): Columns => columns;
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { OpenDatabase } from '../database.ts';
 import type { Consent, NewAuditEvent } from '../records.ts';
-import type { Database, StorageKind } from '../schema.ts';
+import type { Database } from '../schema.ts';
 import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
@@ -15,10 +16,14 @@ export async function forgetConsentWith(executor: Kysely<Database>, userId: numb
 }
 
 export class KyselyConsentStore implements ConsentStore {
-  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
+  constructor(private readonly database: OpenDatabase) {}
+
+  private get db() {
+    return this.database.db;
+  }
 
   async findConsent(userId: number, applicationId: number): Promise<Consent | undefined> {
-    const row = await this.db.selectFrom('consents').selectAll()
+    const row = await this.db.selectFrom('consents').select(['user_id', 'application_id', 'scope', 'created_at'])
       .where('user_id', '=', userId)
       .where('application_id', '=', applicationId)
       .executeTakeFirst();
@@ -49,7 +54,7 @@ export class KyselyConsentStore implements ConsentStore {
       // PostgreSQL for the key-share lock, on SQLite for the write lock that every
       // transaction takes as it begins.
       const application = trx.selectFrom('applications').select('id').where('id', '=', applicationId);
-      if (await (this.kind === 'postgres' ? application.forKeyShare() : application).executeTakeFirst() === undefined) {
+      if (await (this.database.kind === 'postgres' ? application.forKeyShare() : application).executeTakeFirst() === undefined) {
         throw new ApplicationGoneError();
       }
       await forgetConsentWith(trx, userId, applicationId);

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
+import type { OpenDatabase } from '../database.ts';
+import { unlessApplicationGone } from '../errors.ts';
 import type { ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
-import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
 import { writeAuditEvent } from './audit.ts';
+import { changing } from './changing.ts';
+import { everyColumn, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 import { forgetConsentWith } from './consents.ts';
-import { issuedAlone } from './tokens.ts';
-import { unlessApplicationGone } from '../errors.ts';
-import { scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
+import { issuedAlone } from './token-rows.ts';
 
 // Each lost race means another caller just settled the grant, so a handful of rounds is plenty.
 const MAX_SETTLE_ATTEMPTS = 5;
@@ -27,19 +28,19 @@ function toGrant(row: GrantRow): Grant {
 const GRANT_COLUMNS = everyColumn<GrantRow>()(['id', 'user_id', 'application_id', 'scope', 'created_at', 'last_used_at', 'revoked_at']);
 
 export class KyselyGrantStore implements GrantStore {
-  private readonly selectActive: PreparedQuery<GrantRow, [userId: number, applicationId: number]>;
+  private readonly db: Kysely<Database>;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.selectActive = prepared(db, (userId: number, applicationId: number) =>
-    db.selectFrom('grants').select(GRANT_COLUMNS)
-      .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null));
+  constructor(private readonly database: OpenDatabase) {
+    this.db = database.db;
   }
 
   // No transaction: the partial unique index on live grants decides concurrent inserts,
   // and a scope widening only applies if nobody changed the scope since it was read.
   async findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant> {
     for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt++) {
-      const [active] = await this.selectActive(userId, applicationId);
+      const active = await this.db.selectFrom('grants').select(GRANT_COLUMNS)
+        .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null)
+        .executeTakeFirst();
       const settled = active ? await this.widenScope(active, scope) : await this.insertActive(userId, applicationId, scope, now);
       if (settled) return toGrant(settled);
     }
@@ -55,7 +56,7 @@ export class KyselyGrantStore implements GrantStore {
       .where('id', '=', active.id)
       .where('scope', '=', active.scope)
       .where('revoked_at', 'is', null)
-      .returningAll()
+      .returning(GRANT_COLUMNS)
       .executeTakeFirst();
   }
 
@@ -63,17 +64,17 @@ export class KyselyGrantStore implements GrantStore {
     return unlessApplicationGone(() => this.db.insertInto('grants')
       .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
       .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
-      .returningAll()
+      .returning(GRANT_COLUMNS)
       .executeTakeFirst());
   }
 
   async findGrant(id: number): Promise<Grant | undefined> {
-    const row = await this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('grants').select(GRANT_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toGrant(row);
   }
 
   async disconnectApplication(grantId: number, now: number, event: NewAuditEvent): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await changing(this.database, ['accessTokens'], async (trx) => {
       const grant = await trx.selectFrom('grants').select(['user_id', 'application_id']).where('id', '=', grantId).executeTakeFirst();
       if (grant === undefined) return;
       await revokeGrantWith(trx, grantId, now);
@@ -83,10 +84,10 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      // The grant row first, as token issue and rotation take it: on PostgreSQL a
-      // rotation under way in this authorization commits before the statements below
-      // start, so the tokens it issued are seen and revoked with the rest.
+    await changing(this.database, ['accessTokens'], async (trx) => {
+      // The grant row first, which token writes hold shared (token-writes.ts): on
+      // PostgreSQL a rotation under way in this authorization commits before the
+      // statements below start, so the tokens it issued are revoked with the rest.
       await trx.updateTable('grants').set((eb) => ({ last_used_at: eb.ref('last_used_at') })).where('id', '=', grantId).execute();
       await revokeAuthorizationWith(trx, grantId, codeHash, now);
       await writeAuditEvent(trx, event);

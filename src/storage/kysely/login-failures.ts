@@ -1,11 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
-import type { Database, StorageKind } from '../schema.ts';
+import type { OpenDatabase } from '../database.ts';
 import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
-import { deleteDeadRows, deleteInBatches, pickedRows, yieldToRequests } from './purge.ts';
+import { deleteInBatches, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
-  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
+  constructor(private readonly database: OpenDatabase) {}
+
+  private get db() {
+    return this.database.db;
+  }
 
   // The upsert increments in one statement, so concurrent attempts never overwrite each
   // other's count, and a lock in force leaves the row as it is. On PostgreSQL the
@@ -65,13 +69,11 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   }
 
   // Found through the updated_at index (migration 0004) and deleted in the token
-  // purge's paced batches, marked like them: a spray of guesses can leave millions
-  // of counters, and their deletion changes no cached read.
+  // purge's paced batches: a spray of guesses can leave millions of counters.
   forgetFailuresBefore(olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<number> {
-    return deleteInBatches(this.kind, betweenBatches, (limit) => deleteDeadRows(this.db, this.kind, this.db.deleteFrom('login_failures')
-      .where(pickedRows(this.kind, 'key', this.db.selectFrom('login_failures')
-        .where('updated_at', '<', olderThan)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
-        .limit(limit)))));
+    return deleteInBatches(this.database, betweenBatches, 'login_failures', 'key', (limit) => this.db.selectFrom('login_failures')
+      .where('updated_at', '<', olderThan)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
+      .limit(limit));
   }
 }

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { OpenDatabase } from '../database.ts';
 import type { Portfolio, PortfolioFields } from '../records.ts';
-import type { Database, PortfolioRow, PortfoliosTable } from '../schema.ts';
+import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
-import { type PreparedQuery, everyColumn, prepared } from './prepared.ts';
+import { changing } from './changing.ts';
 import {
-  changedRows, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
+  changedRows, everyColumn, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
 } from './columns.ts';
 
 type FieldColumns = Omit<PortfoliosTable, 'id' | 'owner_id' | 'created_at' | 'updated_at'>;
@@ -77,48 +77,44 @@ const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([
 ]);
 
 export class KyselyPortfolioStore implements PortfolioStore {
-  private readonly selectOwnedBy: PreparedQuery<PortfolioRow, [ownerId: number]>;
+  constructor(private readonly database: OpenDatabase) {}
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.selectOwnedBy = prepared(db, (ownerId: number) =>
-    db.selectFrom('portfolios').select(PORTFOLIO_COLUMNS).where('owner_id', '=', ownerId).orderBy('id'));
-  }
-
-  async createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio> {
-    const row = await this.db.insertInto('portfolios')
+  createPortfolio(ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio> {
+    return changing(this.database, ['portfolios'], async (trx) => toPortfolio(await trx.insertInto('portfolios')
       .values({ ...fieldsToColumns(fields), owner_id: ownerId, created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toPortfolio(row);
+      .returning(PORTFOLIO_COLUMNS)
+      .executeTakeFirstOrThrow()));
   }
 
   async listPortfoliosOwnedBy(ownerId: number): Promise<Portfolio[]> {
-    return (await this.selectOwnedBy(ownerId)).map(toPortfolio);
+    const rows = await this.database.db.selectFrom('portfolios').select(PORTFOLIO_COLUMNS).where('owner_id', '=', ownerId).orderBy('id').execute();
+    return rows.map(toPortfolio);
   }
 
   async findPortfolioOwnedBy(id: number, ownerId: number): Promise<Portfolio | undefined> {
-    const row = await this.db.selectFrom('portfolios').selectAll()
+    const row = await this.database.db.selectFrom('portfolios').select(PORTFOLIO_COLUMNS)
       .where('id', '=', id)
       .where('owner_id', '=', ownerId)
       .executeTakeFirst();
     return row && toPortfolio(row);
   }
 
-  async updatePortfolio(id: number, ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio | undefined> {
-    const row = await this.db.updateTable('portfolios')
-      .set({ ...fieldsToColumns(fields), updated_at: now })
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toPortfolio(row);
+  updatePortfolio(id: number, ownerId: number, fields: PortfolioFields, now: number): Promise<Portfolio | undefined> {
+    return changing(this.database, ['portfolios'], async (trx) => {
+      const row = await trx.updateTable('portfolios')
+        .set({ ...fieldsToColumns(fields), updated_at: now })
+        .where('id', '=', id)
+        .where('owner_id', '=', ownerId)
+        .returning(PORTFOLIO_COLUMNS)
+        .executeTakeFirst();
+      return row && toPortfolio(row);
+    });
   }
 
-  async deletePortfolio(id: number, ownerId: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('portfolios')
+  deletePortfolio(id: number, ownerId: number): Promise<boolean> {
+    return changing(this.database, ['portfolios'], async (trx) => changedRows(await trx.deleteFrom('portfolios')
       .where('id', '=', id)
       .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return changedRows(result) > 0;
+      .executeTakeFirst()) > 0);
   }
 }

@@ -25,7 +25,9 @@ export class KyselySessionStore implements SessionStore {
   }
 
   async findSession(idHash: string): Promise<Session | undefined> {
-    const row = await this.db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    const row = await this.db.selectFrom('sessions')
+      .select(['id_hash', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'])
+      .where('id_hash', '=', idHash).executeTakeFirst();
     return row && {
       idHash: row.id_hash,
       userId: row.user_id,

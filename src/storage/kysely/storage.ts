@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
-import type { OpenedStorage } from '../open.ts';
-import type { Database, StorageKind } from '../schema.ts';
+// Every store over one open database, with the caches in front of the reads they keep.
+import { sql } from 'kysely';
+import { cachingApplications, cachingPortfolios, cachingTokens } from '../cache/caching-stores.ts';
+import type { OpenDatabase } from '../database.ts';
 import { mappingErrors } from '../errors.ts';
-import { migrateToLatest } from '../migrations/provider.ts';
+import type { OpenedStorage } from '../stores.ts';
 import { KyselyApplicationStore } from './applications.ts';
 import { KyselyAuditStore } from './audit.ts';
 import { KyselyAuthorizationCodeStore } from './codes.ts';
@@ -12,40 +13,24 @@ import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
 import { KyselySecretRevealStore } from './secret-reveals.ts';
 import { KyselySessionStore } from './sessions.ts';
-import { issueInBatches } from './token-issue-postgres.ts';
-import { issueInTransactions } from './token-writes.ts';
 import { KyselyTokenStore } from './tokens.ts';
-import { groupCommit } from './transactions.ts';
-import { cachingBearerReads, cachingClientLookups } from './read-cache.ts';
-import { databaseChanges } from '../database-changes.ts';
 import { KyselyUserStore } from './users.ts';
 
-/** Every store over one Kysely instance; the caller keeps `db` only in tests that inspect rows. */
-export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): OpenedStorage {
+export function createStorage(database: OpenDatabase): OpenedStorage {
+  const { db, changes } = database;
   let closed = false;
-  // SQLite has one writer and fsyncs on the event loop: its hot writes share commits.
-  const writes = kind === 'sqlite' ? groupCommit(db) : undefined;
-  const bearerReads = {
-    tokens: mappingErrors(new KyselyTokenStore(db, kind, writes ? issueInTransactions(db, writes) : issueInBatches(db))),
-    portfolios: mappingErrors(new KyselyPortfolioStore(db)),
-  };
-  // The bearer API's reads come from memory while the database is unchanged (read-cache.ts).
-  const changes = databaseChanges(db);
-  const { tokens, portfolios } = changes === undefined ? bearerReads : cachingBearerReads(bearerReads, () => changes.version());
-  const applicationStore = mappingErrors(new KyselyApplicationStore(db, kind));
-  const applications = changes === undefined ? applicationStore : cachingClientLookups(applicationStore, () => changes.applicationsVersion());
   return {
-    kind,
+    kind: database.kind,
     users: mappingErrors(new KyselyUserStore(db)),
-    applications,
-    grants: mappingErrors(new KyselyGrantStore(db)),
-    codes: mappingErrors(new KyselyAuthorizationCodeStore(db, kind)),
-    tokens,
+    applications: cachingApplications(mappingErrors(new KyselyApplicationStore(database)), changes),
+    grants: mappingErrors(new KyselyGrantStore(database)),
+    codes: mappingErrors(new KyselyAuthorizationCodeStore(database)),
+    tokens: cachingTokens(mappingErrors(new KyselyTokenStore(database)), changes),
     sessions: mappingErrors(new KyselySessionStore(db)),
-    consents: mappingErrors(new KyselyConsentStore(db, kind)),
+    consents: mappingErrors(new KyselyConsentStore(database)),
     audit: mappingErrors(new KyselyAuditStore(db)),
-    portfolios,
-    loginThrottle: mappingErrors(new KyselyLoginThrottleStore(db, kind)),
+    portfolios: cachingPortfolios(mappingErrors(new KyselyPortfolioStore(database)), changes),
+    loginThrottle: mappingErrors(new KyselyLoginThrottleStore(database)),
     secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
     async isReachable() {
       if (closed) return false;
@@ -56,34 +41,13 @@ export function createKyselyStorage(db: Kysely<Database>, kind: StorageKind): Op
         return false;
       }
     },
-    readsFromMemory: () => !closed && changes !== undefined && changes.trusted(),
-    migrate: () => migrateToLatest(db, kind),
-    settingWarnings: () => (kind === 'postgres' ? postgresSettingWarnings(db) : Promise.resolve([])),
+    readsFromMemory: () => !closed && changes.trusted(),
+    migrate: () => database.migrate(),
+    settingWarnings: () => database.settingWarnings(),
     async close() {
       if (closed) return;
       closed = true;
-      // Kysely only destroys a driver it has initialized, and the SQLite file is opened
-      // eagerly; touching a connection first makes sure an unused handle is closed too.
-      if (kind === 'sqlite') await db.connection().execute(async () => {});
-      await db.destroy();
+      await database.close();
     },
   };
-}
-
-/**
- * PostgreSQL plans Folio's named statements once per connection, from the
- * statistics of that moment (statement-names.ts), and plans them again when
- * ANALYZE renews those statistics. Autovacuum runs ANALYZE as tables grow; without
- * it, a plan made while a table was small or never analyzed stays: a benchmark
- * server whose tables were never analyzed served a tenth of its refreshes
- * (docs/performance.md).
- */
-async function postgresSettingWarnings(db: Kysely<Database>): Promise<string[]> {
-  // Advice only: a start must not fail because the settings could not be read.
-  const rows = await sql<{ name: string; setting: string }>`
-    select name, setting from pg_settings where name in ('autovacuum', 'track_counts')`.execute(db)
-    .then((result) => result.rows, () => []);
-  const off = rows.filter((row) => row.setting === 'off').map((row) => row.name);
-  if (off.length === 0) return [];
-  return [`PostgreSQL runs with ${off.join(' and ')} off, so no table is analyzed as it grows: query plans made while a table was small stay, and token requests may slow to a tenth; turn it on, or run ANALYZE regularly`];
 }

@@ -1,166 +1,131 @@
-// How a token issue reaches the database. On SQLite each is a transaction of the
-// writes below, built and compiled once per database (prepared.ts says why), inside
-// the group commit; PostgreSQL's go in batches (token-issue-postgres.ts).
-import { type Kysely, sql } from 'kysely';
-import type { StatementExecutor } from '../direct-statements.ts';
-import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow } from '../schema.ts';
+// Token issues, refresh-token rotations and code redemptions, written once for
+// both databases. The rules, each stated here only:
+// - tokens are written only while their grant is live (not revoked);
+// - a rotation or a redemption writes only if it spends its credential, and a
+//   credential is spent once (RFC 6749 §4.1.2, RFC 9700 §4.14.2): of the requests
+//   presenting it, exactly one wins, by a conditional UPDATE;
+// - tokens and their audit event commit together or not at all.
+// Writes that arrive together go as one batch in one transaction (batches.ts).
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import type { OpenDatabase } from '../database.ts';
+import type { Database, StorageKind } from '../schema.ts';
 import type { IssuedTokens } from '../stores.ts';
-import { preparedStatement } from './prepared.ts';
-import { valuesInColumnOrder } from './row-writers.ts';
-import { AUDIT_EVENT_COLUMNS, auditEventRow } from './audit.ts';
-import { changedRows } from './columns.ts';
-import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './tokens.ts';
-import type { RunInTransaction } from './transactions.ts';
+import { auditEventRow } from './audit.ts';
+import { Batches } from './batches.ts';
+import { accessTokenRow, refreshTokenRow } from './token-rows.ts';
 
-/** Both operations are all or nothing: when one answers false, it wrote nothing. */
-export interface TokenIssue {
-  /** The tokens and their audit event, while their grant is live. */
-  save(tokens: IssuedTokens): Promise<boolean>;
-  /** The same, in exchange for the refresh token `previousHash`, unless another request rotated it first. */
-  rotate(previousHash: string, next: IssuedTokens, now: number): Promise<boolean>;
-  /** The same, in exchange for the authorization code `codeHash`, unless another request redeemed it first. */
-  redeem(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
+export interface TokenWrite {
+  tokens: IssuedTokens;
+  /** The credential this write spends: a refresh token (a rotation) or an authorization code (a redemption). */
+  spends?: { credential: 'refreshToken' | 'authorizationCode'; hash: string };
+  now: number;
 }
 
-/**
- * How stale a grant's last use may be before an issue records it again: the
- * Connections page shows it to the minute, and writing it at every issue kept a
- * page of the grants table in every SQLite commit and, on PostgreSQL, made every
- * issue of a client wait for the one before it (docs/performance.md).
- */
+/** How stale a grant's last use may be before an issue records it again: the Connections page shows it to the minute. */
 export const LAST_USE_RESOLUTION_MS = 1000;
 
-/** Grants whose last written use this process remembers, at most. */
-const MAX_REMEMBERED_LAST_USES = 10_000;
-
-/** Thrown inside a transaction to roll it back when a condition fails after a write. */
-class Abandon extends Error {}
-
 /**
- * SQLite's issues. SQLite runs one writer at a time, so a grant found live by the
- * access token's INSERT stays live until the commit: a revocation commits wholly
- * before the issue, and the INSERT writes nothing, or wholly after, and revokes the
- * token with the rest. The last use this process wrote of each grant is remembered
- * once committed, so that most issues make no statement to learn it is fresh.
+ * The grants among `grantIds` that are live. On PostgreSQL they are locked shared,
+ * in id order, until the commit: a revocation takes its grant exclusively first,
+ * so it waits for this write and then revokes what it wrote, or this write waits
+ * and finds the grant revoked. SQLite runs one writer at a time.
  */
-export function issueInTransactions(db: Kysely<Database>, inTransaction: RunInTransaction): TokenIssue {
-  const writes = compileTokenWrites(db);
-  const lastUses = new Map<number, number>();
-  async function issue(tokens: IssuedTokens, usedAt: number, spend?: (trx: StatementExecutor) => Promise<boolean>): Promise<boolean> {
-    const { grantId } = tokens.access;
-    const lastUseWritten = await inTransaction(async (trx) => {
-      if (!(await writes.insertAccessWhileGrantLive(trx, tokens))) return undefined;
-      // The access token must not stand alone: roll it back with the lost race.
-      if (spend !== undefined && !(await spend(trx))) throw new Abandon();
-      await writes.insertRest(trx, tokens);
-      if ((lastUses.get(grantId) ?? -Infinity) > usedAt - LAST_USE_RESOLUTION_MS) return null;
-      return (await writes.touchLastUse(trx, grantId, usedAt)) ? usedAt : null;
-    });
-    if (lastUseWritten === undefined) return false;
-    if (lastUseWritten !== null) {
-      // A second on, an entry saves nothing: forgetting them all now and then costs a write each.
-      if (lastUses.size >= MAX_REMEMBERED_LAST_USES) lastUses.clear();
-      lastUses.set(grantId, Math.max(lastUseWritten, lastUses.get(grantId) ?? lastUseWritten));
-    }
-    return true;
-  }
-  // The conditional UPDATE that spends the credential decides the race: SQLite runs
-  // one writer at a time, and the second to spend it matches nothing.
-  async function inExchangeFor(spend: (trx: StatementExecutor) => Promise<boolean>, next: IssuedTokens, now: number) {
-    try {
-      return await issue(next, now, spend);
-    } catch (error) {
-      if (error instanceof Abandon) return false;
-      throw error;
-    }
-  }
-  return {
-    save: (tokens) => issue(tokens, tokens.access.createdAt),
-    rotate: (previousHash, next, now) => inExchangeFor((trx) => writes.markRotated(trx, previousHash, now), next, now),
-    // The code is spent in the transaction that saves its tokens: a second redemption
-    // that loses the race and revokes what the code issued (a replay) finds them there.
-    redeem: (codeHash, tokens, now) => inExchangeFor((trx) => writes.markConsumed(trx, codeHash, now), tokens, now),
+async function liveGrants(trx: Kysely<Database>, kind: StorageKind, grantIds: number[]): Promise<Set<number>> {
+  const rows = await trx.selectFrom('grants').select('id')
+    .where('id', 'in', grantIds).where('revoked_at', 'is', null)
+    .$if(kind === 'postgres', (query) => query.orderBy('id').forShare())
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Each spent credential's hash, with the time of the write that spends it. */
+type Spending = Map<string, number>;
+
+/** `case <key> when <hash> then <time> ... end`: each credential marked spent at its own write's time. */
+function spentAt(key: 'token_hash' | 'code_hash', spending: Spending) {
+  return (eb: ExpressionBuilder<Database, 'refresh_tokens' | 'authorization_codes'>) => {
+    // Cast, so that PostgreSQL types the parameters as the column's bigint, not text.
+    const time = (value: number) => eb.cast<number>(eb.val(value), 'bigint');
+    const [first, ...rest] = [...spending];
+    let times = eb.case(eb.ref(key as 'token_hash')).when(eb.val(first![0])).then(time(first![1]));
+    for (const [hash, at] of rest) times = times.when(eb.val(hash)).then(time(at));
+    return times.end();
   };
 }
 
-interface TokenWrites {
-  /**
-   * The access token, only while its grant is live; false, having written nothing,
-   * when it is not. One statement where an UPDATE claiming the grant row first made
-   * two: 1.02-1.07x the issues a second (docs/performance.md).
-   */
-  insertAccessWhileGrantLive(trx: StatementExecutor, tokens: IssuedTokens): Promise<boolean>;
-  /** Marks a refresh token rotated unless it already was, or was revoked. */
-  markRotated(trx: StatementExecutor, tokenHash: string, rotatedAt: number): Promise<boolean>;
-  /** Marks an authorization code used unless it already was (RFC 6749 §4.1.2: single use). */
-  markConsumed(trx: StatementExecutor, codeHash: string, consumedAt: number): Promise<boolean>;
-  /** The refresh token and the audit event, whichever are present. */
-  insertRest(trx: StatementExecutor, tokens: IssuedTokens): Promise<void>;
-  /** Writes the grant's last use unless what it holds is fresh; true when it wrote. */
-  touchLastUse(trx: StatementExecutor, grantId: number, usedAt: number): Promise<boolean>;
+/** Marks the live refresh tokens among those spent rotated, unless they already were or were revoked; returns those it marked. */
+async function rotate(trx: Kysely<Database>, spending: Spending, grantIds: number[]): Promise<string[]> {
+  if (spending.size === 0) return [];
+  const rows = await trx.updateTable('refresh_tokens').set((eb) => ({ rotated_at: spentAt('token_hash', spending)(eb) }))
+    .where('token_hash', 'in', [...spending.keys()]).where('rotated_at', 'is', null).where('revoked_at', 'is', null)
+    .where('grant_id', 'in', grantIds)
+    .returning('token_hash').execute();
+  return rows.map((row) => row.token_hash);
+}
+
+/** Marks the unused codes among those spent used; returns those it marked. */
+async function redeem(trx: Kysely<Database>, spending: Spending, grantIds: number[]): Promise<string[]> {
+  if (spending.size === 0) return [];
+  const rows = await trx.updateTable('authorization_codes').set((eb) => ({ consumed_at: spentAt('code_hash', spending)(eb) }))
+    .where('code_hash', 'in', [...spending.keys()]).where('consumed_at', 'is', null)
+    .where('grant_id', 'in', grantIds)
+    .returning('code_hash').execute();
+  return rows.map((row) => row.code_hash);
 }
 
 /**
- * A one-row INSERT into `table` of each of `columns`, compiled once (prepared.ts
- * says why) and run with a row's values in their order. With `grantOf`, it
- * inserts nothing unless the row's grant is live.
+ * Writes the grants' last use where what they hold is a second old. On PostgreSQL
+ * the rows are taken in id order, as every other writer of several grants takes them.
  */
-function rowInsert<Row>(
-  db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[],
-  grantOf?: (row: Row) => number,
-) {
-  const values = sql.join(columns.map(() => sql.val(null)));
-  const rows = grantOf === undefined
-    ? sql`values (${values})`
-    : sql`select ${values} where exists (select 1 from grants where id = ${null} and revoked_at is null)`;
-  const compiled = sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) ${rows}`.compile(db);
-  if (compiled.parameters.length !== columns.length + (grantOf === undefined ? 0 : 1)) {
-    throw new Error(`a row insert does not take one parameter a column: ${compiled.sql}`);
-  }
-  const { query, queryId, sql: text } = compiled;
-  const valuesOf = valuesInColumnOrder(columns);
-  return (trx: StatementExecutor, row: Row) => {
-    const parameters = valuesOf(row);
-    if (grantOf !== undefined) parameters.push(grantOf(row));
-    return trx.executeQuery({ query, queryId, sql: text, parameters });
-  };
+export async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
+  if (grantIds.length === 0) return;
+  const stale = db.selectFrom('grants').select('id')
+    .where('id', 'in', grantIds).where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - LAST_USE_RESOLUTION_MS)]))
+    .$if(kind === 'postgres', (query) => query.orderBy('id').forUpdate());
+  await db.updateTable('grants').set({ last_used_at: now }).where('id', 'in', stale).execute();
 }
 
-function compileTokenWrites(db: Kysely<Database>): TokenWrites {
-  const insertAccess = rowInsert<AccessTokenRow>(db, 'access_tokens', ACCESS_TOKEN_COLUMNS, (row) => row.grant_id);
-  const insertRefresh = rowInsert<RefreshTokenRow>(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS);
-  const insertEvent = rowInsert<Omit<AuditEventRow, 'id'>>(db, 'audit_events', AUDIT_EVENT_COLUMNS);
-  const rotate = preparedStatement((tokenHash: string, rotatedAt: number) => db.updateTable('refresh_tokens')
-    .set({ rotated_at: rotatedAt })
-    .where('token_hash', '=', tokenHash)
-    .where('rotated_at', 'is', null)
-    .where('revoked_at', 'is', null));
-  const consume = preparedStatement((codeHash: string, consumedAt: number) => db.updateTable('authorization_codes')
-    .set({ consumed_at: consumedAt })
-    .where('code_hash', '=', codeHash)
-    .where('consumed_at', 'is', null));
-  const touch = preparedStatement((grantId: number, usedAt: number, staleAt: number) => db.updateTable('grants')
-    .set({ last_used_at: usedAt })
-    .where('id', '=', grantId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleAt)])));
+const latest = (writes: readonly TokenWrite[]) => Math.max(...writes.map((write) => write.now));
+const grantsOf = (writes: readonly TokenWrite[]) => [...new Set(writes.map((write) => write.tokens.access.grantId))];
 
-  return {
-    async insertAccessWhileGrantLive(trx, { access, refresh }) {
-      // Bound to the refresh token issued beside it (migration 0010), inserted next in this transaction.
-      return changedRows(await insertAccess(trx, accessTokenRow(access, refresh?.tokenHash ?? null))) > 0;
-    },
-    async markRotated(trx, tokenHash, rotatedAt) {
-      return changedRows(await rotate(trx, tokenHash, rotatedAt)) > 0;
-    },
-    async markConsumed(trx, codeHash, consumedAt) {
-      return changedRows(await consume(trx, codeHash, consumedAt)) > 0;
-    },
-    async insertRest(trx, { refresh, event }) {
-      if (refresh) await insertRefresh(trx, refreshTokenRow(refresh));
-      if (event) await insertEvent(trx, auditEventRow(event));
-    },
-    async touchLastUse(trx, grantId, usedAt) {
-      return changedRows(await touch(trx, grantId, usedAt, usedAt - LAST_USE_RESOLUTION_MS)) > 0;
-    },
-  };
+const spentBy = (writes: readonly TokenWrite[], credential: 'refreshToken' | 'authorizationCode'): Spending =>
+  new Map(writes.flatMap((write) => (write.spends?.credential === credential ? [[write.spends.hash, write.now]] : [])));
+
+/** Writes a batch in `trx`; says of each write whether it was written. */
+async function writeBatch(trx: Transaction<Database>, kind: StorageKind, writes: readonly TokenWrite[]): Promise<boolean[]> {
+  const live = [...await liveGrants(trx, kind, grantsOf(writes))];
+  const spent = live.length === 0 ? new Set<string>() : new Set([
+    ...await rotate(trx, spentBy(writes, 'refreshToken'), live),
+    ...await redeem(trx, spentBy(writes, 'authorizationCode'), live),
+  ]);
+  const written = writes.map(({ tokens, spends }) => live.includes(tokens.access.grantId) && (spends === undefined || spent.has(spends.hash)));
+  const winners = writes.filter((_, index) => written[index]);
+  if (winners.length === 0) return written;
+  const tokens = winners.map((write) => write.tokens);
+  await trx.insertInto('access_tokens').values(tokens.map(({ access, refresh }) => accessTokenRow(access, refresh?.tokenHash ?? null))).execute();
+  const refreshes = tokens.flatMap(({ refresh }) => (refresh === undefined ? [] : [refreshTokenRow(refresh)]));
+  if (refreshes.length > 0) await trx.insertInto('refresh_tokens').values(refreshes).execute();
+  const events = tokens.flatMap(({ event }) => (event === undefined ? [] : [auditEventRow(event)]));
+  if (events.length > 0) await trx.insertInto('audit_events').values(events).execute();
+  // Inside the transaction SQLite's single writer takes the grants' rows with the
+  // rest; on PostgreSQL that would turn this batch's shared locks into exclusive
+  // ones while another instance's batch holds them shared, a deadlock.
+  if (kind === 'sqlite') await touchLastUse(trx, kind, grantsOf(winners), latest(winners));
+  return written;
+}
+
+/** The token writes of one database, in batches; each answers whether it was written. */
+export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Promise<boolean> {
+  const { kind } = database;
+  const batches = new Batches<TokenWrite, boolean>(async (writes) => {
+    const written = await database.durableTransaction((trx) => writeBatch(trx, kind, writes));
+    const winners = writes.filter((_, index) => written[index]);
+    if (kind === 'postgres' && winners.length > 0) {
+      // The tokens are committed: a last use that fails to be written now is written by a later issue.
+      await touchLastUse(database.db, kind, grantsOf(winners), latest(winners)).catch(() => undefined);
+    }
+    return written;
+  }, (write, batch) => write.spends === undefined || !batch.some((other) => other.spends?.hash === write.spends!.hash));
+  return (write) => batches.submit(write);
 }

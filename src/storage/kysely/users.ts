@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
+import { StorageConflictError, toStorageError } from '../errors.ts';
 import type { NewAuditEvent, User, UserCredentials } from '../records.ts';
 import type { Database, UserRow } from '../schema.ts';
-import { type UserStore } from '../stores.ts';
-import { type PreparedQuery, prepared } from './prepared.ts';
-import { StorageConflictError, toStorageError } from '../errors.ts';
+import type { UserStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 
 /** Emails are stored and compared in this form, so uniqueness is case-insensitive. */
@@ -17,13 +16,10 @@ function toUser(row: UserColumns): User {
   return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
 }
 
-export class KyselyUserStore implements UserStore {
-  private readonly selectById: PreparedQuery<UserColumns, [id: number]>;
+const USER_COLUMNS = ['id', 'email', 'name', 'created_at'] as const;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.selectById = prepared(db, (id: number) =>
-    db.selectFrom('users').select(['id', 'email', 'name', 'created_at']).where('id', '=', id));
-  }
+export class KyselyUserStore implements UserStore {
+  constructor(private readonly db: Kysely<Database>) {}
 
   async createUser(
     input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent,
@@ -38,7 +34,7 @@ export class KyselyUserStore implements UserStore {
             created_at: input.now,
             updated_at: input.now,
           })
-          .returningAll()
+          .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow();
         const user = toUser(row);
         await writeAuditEvent(trx, event(user));
@@ -51,14 +47,14 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findUserCredentials(email: string): Promise<UserCredentials | undefined> {
-    const row = await this.db.selectFrom('users').selectAll()
+    const row = await this.db.selectFrom('users').select([...USER_COLUMNS, 'password_hash'])
       .where('email', '=', normalizeEmail(email))
       .executeTakeFirst();
     return row && { ...toUser(row), passwordHash: row.password_hash };
   }
 
   async findUserById(id: number): Promise<User | undefined> {
-    const [row] = await this.selectById(id);
+    const row = await this.db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toUser(row);
   }
 

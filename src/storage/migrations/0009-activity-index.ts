@@ -1,10 +1,7 @@
 // A user's events are indexed only where the Activity page lists them: without the
 // routine token issues and refreshes, which it leaves out and which are most of the
-// table. Indexed by user, each of those rows was written at its user's own place in
-// the index, so every commit of the token endpoints wrote a page per user it served
-// (docs/performance.md); and the page walked past them, reading each row to learn
-// its type: a user whose applications had refreshed a million times since their last
-// sign-in had the page read a million rows to find its fifty.
+// table, so token writes do not write a page of the index per user, and the page
+// does not read past them.
 import { sql, type Migration, type SqlBool } from 'kysely';
 
 /** The event types the index leaves out: routine token issues and refreshes. */

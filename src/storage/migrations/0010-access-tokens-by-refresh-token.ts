@@ -2,10 +2,9 @@
 // bound to it: it records that refresh token's hash, and it is refused once that
 // refresh token is revoked or gone (kysely/tokens.ts). Revoking a grant or an
 // authorization already marks every refresh token of it, rotated ones included,
-// so such access tokens need no index by grant. The access tokens' index by grant
-// took each new token at its grant's own place, a page of it in every commit of
-// the token endpoints per grant served (docs/performance.md); it now holds only the
-// tokens issued alone: client_credentials', and those from before this migration.
+// so such access tokens need no index by grant, which took each new token at its
+// grant's own place, a page of it in every commit of the token endpoints; it now
+// holds only the tokens issued alone: client_credentials', and older ones.
 // The foreign key to grants goes with it, since a partial index cannot serve its
 // cascade: deleting an application deletes those tokens itself (applications.ts),
 // and a look-up finds no token whose grant is gone, however that went.
@@ -28,7 +27,7 @@ function createGrantIndex(db: Kysely<any>): Promise<void> {
 /**
  * SQLite cannot drop a foreign key, so the table is made anew, as its manual
  * describes (ALTER TABLE, "other kinds of table schema changes"). The migration
- * runs in one transaction with its record (sqlite-dialect.ts), so a process killed
+ * runs in one transaction with its record (sqlite/dialect.ts), so a process killed
  * between the DROP and the RENAME leaves the old table; run on a table that
  * already has the column, it does nothing. No other table refers to this one, so
  * the foreign keys need not be turned off.
@@ -60,14 +59,6 @@ async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
   await createGrantIndex(db);
 }
 
-/**
- * PostgreSQL runs a migration in one transaction. Besides the column and the
- * foreign key, the notices (migrations 0006 and 0008) follow what a bearer look-up
- * now reads: a refresh token revoked, or deleted otherwise than by the purge (a
- * cascade from a deleted grant, application or user), ends the access tokens bound
- * to it, and a deleted grant those of its own. A rotation, which sets only
- * rotated_at, tells nobody.
- */
 async function alterPostgresTable(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('access_tokens').addColumn('refresh_token_hash', 'text').execute();
   // Named by PostgreSQL when migration 0001 made it: found, not assumed.
@@ -76,15 +67,5 @@ async function alterPostgresTable(db: Kysely<any>): Promise<void> {
     where conrelid = 'access_tokens'::regclass and confrelid = 'grants'::regclass and contype = 'f'`.execute(db);
   for (const { name } of rows) await db.schema.alterTable('access_tokens').dropConstraint(name).execute();
   await db.schema.dropIndex('access_tokens_grant').execute();
-  await sql`create trigger refresh_tokens_revoked after update of revoked_at or truncate on refresh_tokens
-    for each statement execute function folio_notice_change()`.execute(db);
-  // The same function as access tokens' deletions: it reads the same transition table name.
-  await sql`create trigger refresh_tokens_deleted after delete on refresh_tokens
-    referencing old table as deleted_tokens
-    for each statement execute function folio_notice_token_deletion()`.execute(db);
-  // An access token whose grant is gone is not found, and no longer goes with it.
-  // Grants are deleted only by cascade, from an application or a user.
-  await sql`create trigger grants_deleted after delete or truncate on grants
-    for each statement execute function folio_notice_change()`.execute(db);
   await createGrantIndex(db);
 }

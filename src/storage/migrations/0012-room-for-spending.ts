@@ -1,15 +1,8 @@
-// PostgreSQL: a refresh token is updated once, when it is rotated (rotated_at), and
-// a code once, when it is redeemed (consumed_at). An UPDATE writes a new version
-// of the row; when that version fits on the row's own page and no indexed column
-// changes, it is a heap-only tuple and no index takes an entry for it. At the
-// default fillfactor of 100 the page was full by then, so about three rotations
-// in four wrote the new version elsewhere and an entry in each of the table's
-// indexes (primary key, grant, expiry): pg_stat_user_tables counted 26% of them
-// heap-only under `bench/ab.ts --postgres --scenario refresh`. Half of each new
-// page is left for the one update every row is meant to get (99.5% heap-only in
-// the same run; docs/performance.md, thirty-second session). Only pages written
-// from now on keep the room; the setting takes no lock that reads or writes wait
-// for, and rewrites nothing. SQLite updates a row in place.
+// PostgreSQL: a refresh token is updated once, when rotated, and a code once, when
+// redeemed. Half of each new page is left free for that one update, so the new row
+// version fits on its own page as a heap-only tuple and no index takes an entry for
+// it; at the default fillfactor most rotations wrote an entry in every index. The
+// setting applies to pages written from now on and takes no blocking lock.
 import { sql, type Migration } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 

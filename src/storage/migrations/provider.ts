@@ -14,6 +14,7 @@ import { activityIndexMigration } from './0009-activity-index.ts';
 import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-refresh-token.ts';
 import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-unindexed.ts';
 import { roomForSpendingMigration } from './0012-room-for-spending.ts';
+import { changesAnnouncedByStoresMigration } from './0013-changes-announced-by-stores.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -25,22 +26,21 @@ class CodeMigrationProvider implements MigrationProvider {
       '0003-purge-indexes': purgeIndexesMigration(),
       '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
       '0005-token-origin-code': tokenOriginCodeMigration(),
-      '0006-change-notices': changeNoticesMigration(this.kind),
-      '0007-application-notices': applicationNoticesMigration(this.kind),
-      '0008-quiet-purge-notices': quietPurgeNoticesMigration(this.kind),
+      '0006-change-notices': changeNoticesMigration(),
+      '0007-application-notices': applicationNoticesMigration(),
+      '0008-quiet-purge-notices': quietPurgeNoticesMigration(),
       '0009-activity-index': activityIndexMigration(),
       '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
       '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
       '0012-room-for-spending': roomForSpendingMigration(this.kind),
+      '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(this.kind),
     };
   }
 }
 
 /**
- * Code-unit order, as the Migrator sorts the provider's names. Its default for
- * migrations that ran in the same millisecond (as SQLite's, timed to the
- * millisecond, do), localeCompare, loads ICU's collator on first use: 15 ms of
- * every SQLite start on a slow machine (docs/performance.md).
+ * Code-unit order, as the Migrator sorts the provider's names. Its default,
+ * localeCompare, loads ICU's collator on first use, which slows every start.
  */
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -1,7 +1,7 @@
-// PostgreSQL's token issues go in batches (src/storage/kysely/statement-batches.ts).
+// Token writes and look-ups go in batches (src/storage/kysely/batches.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatementBatches } from '../../src/storage/kysely/statement-batches.ts';
+import { Batches } from '../../src/storage/kysely/batches.ts';
 
 /** A statement runner whose calls stay in flight until `finish` is called for them. */
 function heldRunner(fail: (issue: string) => boolean = () => false) {
@@ -17,12 +17,12 @@ function heldRunner(fail: (issue: string) => boolean = () => false) {
 
 const turn = () => new Promise((resolve) => { setImmediate(resolve); });
 
-describe('grant batches', () => {
-  it('sends an issue at once, and the issues on its grant that arrive meanwhile together after it', async () => {
+describe('batches', () => {
+  it('sends an issue at once, and the issues that arrive meanwhile together after it', async () => {
     const { calls, run } = heldRunner();
-    const batches = new StatementBatches(run);
-    const first = batches.submit(1, 'a');
-    const later = ['b', 'c', 'd'].map((issue) => batches.submit(1, issue));
+    const batches = new Batches(run);
+    const first = batches.submit('a');
+    const later = ['b', 'c', 'd'].map((issue) => batches.submit(issue));
     await turn();
     assert.deepEqual(calls.map((call) => call.issues), [['a']]);
     calls[0]!.finish();
@@ -33,26 +33,10 @@ describe('grant batches', () => {
     assert.deepEqual(await Promise.all(later), ['b written', 'c written', 'd written']);
   });
 
-  it('does not hold an issue back for a statement of another key', async () => {
-    const { calls, run } = heldRunner();
-    const batches = new StatementBatches(run);
-    const outcomes = [batches.submit(1, 'a'), batches.submit(2, 'b'), batches.submit(1, 'c')];
-    await turn();
-    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b']]);
-    calls[1]!.finish();
-    assert.equal(await outcomes[1], 'b written');
-    calls[0]!.finish();
-    await outcomes[0];
-    await turn();
-    calls[2]!.finish();
-    assert.equal(await outcomes[2], 'c written');
-    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b'], ['c']]);
-  });
-
   it('keeps an issue that may not join a batch for the one after it', async () => {
     const { calls, run } = heldRunner();
-    const batches = new StatementBatches(run, (issue, batch) => !batch.includes(issue));
-    const outcomes = [batches.submit(1, 'x'), batches.submit(1, 'y'), batches.submit(1, 'x'), batches.submit(1, 'z'), batches.submit(1, 'y')];
+    const batches = new Batches(run, (issue, batch) => !batch.includes(issue));
+    const outcomes = [batches.submit('x'), batches.submit('y'), batches.submit('x'), batches.submit('z'), batches.submit('y')];
     for (let call = 0; call < 3; call++) {
       await turn();
       calls[call]!.finish();
@@ -64,9 +48,9 @@ describe('grant batches', () => {
 
   it('runs each issue of a batch that failed again alone, so only the one that cannot be written fails', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
-    const batches = new StatementBatches(run);
-    const first = batches.submit(1, 'a');
-    const later = ['b', 'bad', 'c'].map((issue) => batches.submit(1, issue).then((value) => value, (error: Error) => error.message));
+    const batches = new Batches(run);
+    const first = batches.submit('a');
+    const later = ['b', 'bad', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
     await turn();
     calls[0]!.finish();
     await first;
@@ -81,14 +65,14 @@ describe('grant batches', () => {
   it('fails every issue of a batch at once when the database is unavailable, running none again', async () => {
     const calls: string[][] = [];
     let unavailable = false;
-    const batches = new StatementBatches<string, string>(async (issues) => {
+    const batches = new Batches<string, string>(async (issues) => {
       calls.push([...issues]);
       if (unavailable) throw Object.assign(new Error('Query read timeout'), { code: undefined });
       return issues.map((issue) => `${issue} written`);
     });
-    const first = batches.submit(1, 'a');
+    const first = batches.submit('a');
     unavailable = true;
-    const later = ['b', 'c'].map((issue) => batches.submit(1, issue).then((value) => value, (error: Error) => error.message));
+    const later = ['b', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
     assert.equal(await first, 'a written');
     assert.deepEqual(await Promise.all(later), ['Query read timeout', 'Query read timeout']);
     assert.deepEqual(calls, [['a'], ['b', 'c']]);
@@ -96,9 +80,9 @@ describe('grant batches', () => {
 
   it('answers a lone issue whose statement failed with its error, and goes on with the next batch', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
-    const batches = new StatementBatches(run);
-    const bad = batches.submit(1, 'bad');
-    const next = batches.submit(1, 'a');
+    const batches = new Batches(run);
+    const bad = batches.submit('bad');
+    const next = batches.submit('a');
     await turn();
     calls[0]!.finish();
     await assert.rejects(bad, /cannot write bad/);
@@ -107,10 +91,10 @@ describe('grant batches', () => {
     assert.equal(await next, 'a written');
   });
 
-  it('puts at most 64 issues in one statement', async () => {
+  it('puts at most 64 issues in one batch', async () => {
     const { calls, run } = heldRunner();
-    const batches = new StatementBatches(run);
-    const outcomes = Array.from({ length: 101 }, (_, index) => batches.submit(1, `i${index}`));
+    const batches = new Batches(run);
+    const outcomes = Array.from({ length: 101 }, (_, index) => batches.submit(`i${index}`));
     for (let call = 0; call < 3; call++) {
       await turn();
       calls[call]!.finish();

@@ -1,18 +1,19 @@
-// The bearer API's reads from memory (src/storage/kysely/read-cache.ts): on SQLite
-// never an answer that a change, made by this process or another, has outdated;
-// on PostgreSQL never one this instance's own change has outdated, and another
-// instance's only until its notice arrives.
+// Reads from memory (src/storage/cache/): on SQLite never an answer that a change,
+// made by this process or another, has outdated; on PostgreSQL never one this
+// instance's own change has outdated, and another instance's only until its notice
+// arrives. Each store method that changes a cached kind says so; nothing else moves it.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
-import { CHANGES_CHANNEL, databaseChanges } from '../../src/storage/database-changes.ts';
 import pg from 'pg';
-import { createPostgresKysely, createSqliteKysely, SQLITE_MEMORY } from '../../src/storage/dialects.ts';
-import { createKyselyStorage } from '../../src/storage/kysely/storage.ts';
+import { CHANGES_CHANNEL } from '../../src/storage/cache/changes.ts';
+import { VersionedCache } from '../../src/storage/cache/versioned-cache.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
-import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres-changes.ts';
-import { VersionedCache } from '../../src/storage/kysely/read-cache.ts';
+import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres/changes.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
+import { openSqlite, SQLITE_MEMORY } from '../../src/storage/sqlite/sqlite-database.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
@@ -232,7 +233,7 @@ describe('bearer reads from memory on a SQLite file', () => {
       await other.close();
     }
     // Another process's commit counts from the next turn of the event loop on
-    // (sqlite-changes.ts); within the turn it happened in, a cached answer may stand.
+    // (sqlite/changes.ts); within the turn it happened in, a cached answer may stand.
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal((await lookedUp(storage, hash))?.revokedAt, T0 + MINUTE);
     assert.deepEqual((await storage.portfolios.listPortfoliosOwnedBy(user.id)).map((p) => p.name), ['From the CLI']);
@@ -252,8 +253,7 @@ describe('bearer reads from memory on a SQLite file', () => {
 
 /**
  * Runs `use` with a connection of its own listening for change notices on the
- * database at `url`; `heardUpTo` resolves with the change notices (empty payloads)
- * heard so far. Notices arrive in commit order: once a mark sent afterwards is heard,
+ * database at `url`; `heardUpTo` resolves with the change notices heard so far. Notices arrive in commit order: once a mark sent afterwards is heard,
  * so is every notice before it. Marks look like another instance's proofs, which
  * instances ignore.
  */
@@ -268,7 +268,7 @@ async function listeningForNotices(url: string, use: (heardUpTo: (moment: string
       const mark = `proof:test:${moment}`;
       await listener.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, mark]);
       await eventually(() => heard.includes(mark), 2000, mark);
-      return heard.filter((payload) => payload === '').length;
+      return heard.filter((payload) => !payload.startsWith('proof:')).length;
     });
   } finally {
     await listener.end();
@@ -281,43 +281,30 @@ async function terminateListeners(db: Kysely<Database>): Promise<void> {
     where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db);
 }
 
-describe('a purge of dead rows on SQLite', () => {
-  it('moves neither counter, so what is in memory stays, and still deletes them; other writes move them', async () => {
-    const db = createSqliteKysely(SQLITE_MEMORY);
-    const storage = createKyselyStorage(db, 'sqlite');
+describe('what moves the versions on SQLite', () => {
+  const versionsOf = (database: ReturnType<typeof openSqlite>) => (['accessTokens', 'portfolios', 'applications'] as const).map((kind) => database.changes.version(kind));
+
+  it('moves none for token issues, rotations, purges of dead rows and sign-in counters; a revocation moves the tokens\'', async () => {
+    const database = openSqlite(SQLITE_MEMORY);
+    const storage = createStorage(database);
     try {
       await storage.migrate();
       const { grant } = await createGrant(storage);
-      await storage.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0) });
-      const changes = databaseChanges(db)!;
-      const standing = [changes.version(), changes.applicationsVersion()];
-      assert.equal((await storage.tokens.purgeExpired(T0 + DAY, T0 + DAY)).accessTokens, 1);
-      assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
-      // A revocation changes a token that may be in memory.
-      const live = accessTokenFor(grant, rawToken('at'), T0 + DAY);
-      await storage.tokens.saveTokens({ access: live });
-      assert.equal(changes.version(), standing[0], 'a new token changes no cached one');
-      await storage.tokens.revokeAccessToken(live.tokenHash, T0 + DAY, auditEvent('token.revoked'));
-      assert.notEqual(changes.version(), standing[0]);
-    } finally {
-      await storage.close();
-    }
-  });
-
-  it('moves neither counter when it forgets stale sign-in counters, which no cached read holds', async () => {
-    const db = createSqliteKysely(SQLITE_MEMORY);
-    const storage = createKyselyStorage(db, 'sqlite');
-    try {
-      await storage.migrate();
+      const standing = versionsOf(database);
+      const first = { access: accessTokenFor(grant, rawToken('at'), T0), refresh: refreshTokenFor(grant, rawToken('rt'), T0) };
+      await storage.tokens.saveTokens(first);
+      await storage.tokens.rotateRefreshToken(first.refresh.tokenHash, { access: accessTokenFor(grant, rawToken('at'), T0 + 1) }, T0 + 1);
+      assert.equal((await storage.tokens.purgeExpired(T0 + DAY, T0 + DAY)).accessTokens, 2);
       const policy = { forgetAfterMs: DAY, lockoutMs: () => 0 };
       await storage.loginThrottle.countAttempt('account:stale@example.com', T0, policy);
-      const changes = databaseChanges(db)!;
-      const standing = [changes.version(), changes.applicationsVersion()];
       assert.equal(await storage.loginThrottle.forgetFailuresBefore(T0 + DAY), 1);
-      assert.deepEqual([changes.version(), changes.applicationsVersion()], standing);
-      // A sign-in's own counting is an ordinary write.
-      await storage.loginThrottle.countAttempt('account:stale@example.com', T0 + DAY, policy);
-      assert.notEqual(changes.version(), standing[0]);
+      assert.deepEqual(versionsOf(database), standing);
+      const live = accessTokenFor(grant, rawToken('at'), T0 + DAY);
+      await storage.tokens.saveTokens({ access: live });
+      await storage.tokens.revokeAccessToken(live.tokenHash, T0 + DAY, auditEvent('token.revoked'));
+      const [tokens, portfolios, applications] = versionsOf(database);
+      assert.notEqual(tokens, standing[0]);
+      assert.deepEqual([portfolios, applications], standing.slice(1));
     } finally {
       await storage.close();
     }
@@ -337,45 +324,38 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: w
     const tokens = issued(kind, fixture.grant, raw);
     await two.tokens.saveTokens(tokens);
     const hash = hashCredential(raw);
-    await eventually(() => trusted(() => databaseChanges(instances.oneDb)!.version()), 2000, 'instance one listens');
+    await eventually(() => trusted(() => instances.oneDatabase.changes.version('accessTokens')), 2000, 'instance one listens');
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
     return { ...fixture, hash, tokens };
   }
 
-  it('answers from memory: a change no notice announces is not seen', async () => {
+  it('answers from memory: a change no store announces is not seen', async () => {
     const { hash } = await cachedToken();
-    // Behind the triggers' back, as only a database administrator can, from a third set of connections.
-    const other = createPostgresKysely(instances.database.url);
+    // Behind the stores' back, as only a database administrator can, from a third set of connections.
+    const other = openPostgres(instances.database.url);
     try {
-      await sql`alter table access_tokens disable trigger access_tokens_changed`.execute(other);
-      try {
-        await other.updateTable('access_tokens').set({ revoked_at: T0 + MINUTE }).where('token_hash', '=', hash).execute();
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
-      } finally {
-        await sql`alter table access_tokens enable trigger access_tokens_changed`.execute(other);
-      }
+      await other.db.updateTable('access_tokens').set({ revoked_at: T0 + MINUTE }).where('token_hash', '=', hash).execute();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, null);
     } finally {
-      await other.destroy();
+      await other.close();
     }
   });
 
-  it('hears no notice of a purge of dead tokens and keeps its own counter, while a deletion of a live token is announced', async () => {
-    await eventually(() => trusted(() => databaseChanges(instances.oneDb)!.version()), 2000, 'instance one listens');
+  it('announces nothing for token issues, rotations and a purge of dead tokens, and a revocation once', async () => {
+    await eventually(() => trusted(() => instances.oneDatabase.changes.version('accessTokens')), 2000, 'instance one listens');
     const { grant } = await createGrant(two);
-    // Dead a day before every other test's tokens were made, so the purge takes only this one.
-    await two.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0 - 2 * DAY) });
-    const live = rawToken('at');
-    await two.tokens.saveTokens({ access: accessTokenFor(grant, live, T0) });
     await listeningForNotices(instances.database.url, async (heardUpTo) => {
-      const changes = databaseChanges(instances.oneDb)!;
-      const bearer = changes.version();
+      const before = await heardUpTo('before');
+      // Dead a day before every other test's tokens were made, so the purge takes only this one.
+      await two.tokens.saveTokens({ access: accessTokenFor(grant, rawToken('at'), T0 - 2 * DAY) });
+      const first = { access: accessTokenFor(grant, rawToken('at'), T0), refresh: refreshTokenFor(grant, rawToken('rt'), T0) };
+      await two.tokens.saveTokens(first);
+      await two.tokens.rotateRefreshToken(first.refresh.tokenHash, { access: accessTokenFor(grant, rawToken('at'), T0 + 1) }, T0 + 1);
       assert.equal((await one.tokens.purgeExpired(T0 - DAY, T0 - DAY)).accessTokens, 1);
-      assert.equal(await heardUpTo('after the purge'), 0);
-      assert.equal(changes.version(), bearer);
-
-      await instances.oneDb.deleteFrom('access_tokens').where('token_hash', '=', hashCredential(live)).execute();
-      assert.equal(await heardUpTo('after the deletion'), 1);
+      assert.equal(await heardUpTo('after the issues and the purge'), before);
+      await two.tokens.revokeAccessToken(first.access.tokenHash, T0 + MINUTE, auditEvent('token.revoked'));
+      assert.equal(await heardUpTo('after the revocation'), before + 1);
     });
   });
 
@@ -383,27 +363,6 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: w
     const { hash } = await cachedToken();
     assert.equal(await one.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked')), true);
     assert.equal((await lookedUp(one, hash))?.revokedAt, T0 + MINUTE);
-  });
-
-  it('hears of a refresh token revoked, or deleted otherwise than by the purge, and not of one rotated; and of a grant deleted (migration 0010)', async () => {
-    const { tokens } = await cachedToken('bound');
-    const refreshHash = tokens.refresh!.tokenHash;
-    await listeningForNotices(instances.database.url, async (heardUpTo) => {
-      // Statements as another instance's, which only the triggers tell this one of.
-      const refreshTokens = () => instances.oneDb.updateTable('refresh_tokens').where('token_hash', '=', refreshHash);
-      await refreshTokens().set({ rotated_at: T0 + MINUTE }).execute();
-      assert.equal(await heardUpTo('after the rotation'), 0);
-      await refreshTokens().set({ revoked_at: T0 + MINUTE }).execute();
-      assert.equal(await heardUpTo('after the revocation'), 1);
-      await instances.oneDb.deleteFrom('refresh_tokens').where('token_hash', '=', refreshHash).execute();
-      assert.equal(await heardUpTo('after the deletion'), 2);
-      // A grant deleted, here by cascade from its application: its tokens issued alone are no longer found.
-      const alone = await createGrant(two);
-      await two.tokens.saveTokens({ access: accessTokenFor(alone.grant, rawToken('at'), T0) });
-      const before = await heardUpTo('before the application goes');
-      await instances.oneDb.deleteFrom('applications').where('id', '=', alone.application.id).execute();
-      assert.equal(await heardUpTo('after the application went'), before + 1);
-    });
   });
 
   for (const kind of KINDS) {
@@ -429,15 +388,15 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: w
 
   it("keeps a bound token in memory through a rotation by either instance, which announces nothing", async () => {
     const { grant, hash, tokens } = await cachedToken('bound');
-    const changes = databaseChanges(instances.oneDb)!;
-    const bearer = changes.version();
+    const { changes } = instances.oneDatabase;
+    const bearer = changes.version('accessTokens');
     const next = issued('bound', grant, rawToken('at'));
     assert.equal(await one.tokens.rotateRefreshToken(tokens.refresh!.tokenHash, next, T0 + MINUTE), true);
     const last = issued('bound', grant, rawToken('at'));
     assert.equal(await two.tokens.rotateRefreshToken(next.refresh!.tokenHash, last, T0 + 2 * MINUTE), true);
     // A notice, were there one, would arrive well within this.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(changes.version(), bearer);
+    assert.equal(changes.version('accessTokens'), bearer);
     assert.equal(one.tokens.recallAccessToken!(hash)?.revokedAt, null);
   });
 
@@ -455,15 +414,15 @@ describe('bearer reads from memory on PostgreSQL, with two instances', { skip: w
 
   it('keeps nothing while its listening connection is gone, and listens again', async () => {
     const { hash } = await cachedToken();
-    const changes = databaseChanges(instances.oneDb)!;
+    const version = () => instances.oneDatabase.changes.version('accessTokens');
     assert.equal(one.readsFromMemory(), true);
     await terminateListeners(instances.oneDb);
-    await eventually(() => !trusted(() => changes.version()), 1000, 'the lost connection noticed');
+    await eventually(() => !trusted(version), 1000, 'the lost connection noticed');
     assert.equal(one.readsFromMemory(), false); // what /metrics says as folio_reads_from_memory
     // Missed by instance one, whose listener is down: it reads from the database instead.
     await two.tokens.revokeAccessToken(hash, T0 + MINUTE, auditEvent('token.revoked'));
     assert.equal((await one.tokens.findAccessToken(hash))?.revokedAt, T0 + MINUTE);
-    await eventually(() => trusted(() => changes.version()), 3000, 'listening again');
+    await eventually(() => trusted(version), 3000, 'listening again');
     assert.equal(one.readsFromMemory(), true);
   });
 });
@@ -478,45 +437,47 @@ describe('PostgresChanges', { skip: withoutPostgres }, () => {
     const heard: boolean[] = [];
     const changes = new PostgresChanges(database.url, (listening) => heard.push(listening), () => clock);
     try {
-      assert.notEqual(changes.version(), changes.version()); // not listening yet
+      assert.notEqual(changes.version('accessTokens'), changes.version('accessTokens')); // not listening yet
       assert.equal(changes.trusted(), false);
-      await eventually(() => trusted(() => changes.version()), 2000, 'listening');
+      await eventually(() => trusted(() => changes.version('accessTokens')), 2000, 'listening');
       assert.equal(changes.trusted(), true);
       assert.deepEqual(heard, [true]);
 
-      // Another instance's proof is no change; a trigger's notice is one. Notices come in commit order.
-      const before = changes.version();
-      const other = createPostgresKysely(database.url);
+      // Another instance's proof is no change; its notice of a change is one, of the kinds it names.
+      const before = changes.version('accessTokens');
+      const portfolios = changes.version('portfolios');
+      const other = openPostgres(database.url);
       try {
-        await sql`select pg_notify(${CHANGES_CHANNEL}, 'proof:another-instance:1')`.execute(other);
-        await sql`select pg_notify(${CHANGES_CHANNEL}, '')`.execute(other);
+        await sql`select pg_notify(${CHANGES_CHANNEL}, 'proof:another-instance:1')`.execute(other.db);
+        await sql`select pg_notify(${CHANGES_CHANNEL}, 'accessTokens')`.execute(other.db);
       } finally {
-        await other.destroy();
+        await other.close();
       }
-      await eventually(() => changes.version() !== before, 1000, 'the notice counted');
-      assert.equal(changes.version(), before + 1);
+      await eventually(() => changes.version('accessTokens') !== before, 1000, 'the notice counted');
+      assert.equal(changes.version('accessTokens'), before + 1);
+      assert.equal(changes.version('portfolios'), portfolios);
 
       // No proof heard back for this long: a connection lost without a word.
-      const standing = changes.version();
+      const standing = changes.version('accessTokens');
       clock += NOTICES_TRUSTED_FOR_MS;
-      assert.equal(trusted(() => changes.version()), false);
+      assert.equal(trusted(() => changes.version('accessTokens')), false);
       assert.equal(changes.trusted(), false);
       // The next proof (sent within 500 ms, real time) comes back, and trust returns with a new number.
-      await eventually(() => trusted(() => changes.version()), 2000, 'trusted again');
-      assert.notEqual(changes.version(), standing);
+      await eventually(() => trusted(() => changes.version('accessTokens')), 2000, 'trusted again');
+      assert.notEqual(changes.version('accessTokens'), standing);
       // A lapse on the same connection is no loss; a terminated connection is, and its successor is heard.
       assert.deepEqual(heard, [true]);
-      const admin = createPostgresKysely(database.url);
+      const admin = openPostgres(database.url);
       try {
-        await terminateListeners(admin);
+        await terminateListeners(admin.db);
       } finally {
-        await admin.destroy();
+        await admin.close();
       }
       await eventually(() => heard.length === 3, 3000, 'the loss and the new connection reported');
       assert.deepEqual(heard, [true, false, true]);
     } finally {
       await changes.stop();
     }
-    assert.equal(trusted(() => changes.version()), false);
+    assert.equal(trusted(() => changes.version('accessTokens')), false);
   });
 });

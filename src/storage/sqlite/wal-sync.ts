@@ -1,6 +1,5 @@
-// fsyncs of SQLite's write-ahead log on libuv's thread pool, for the group
-// commit's transactions, which commit without SQLite's own fsync
-// (sqlite-dialect.ts, `committingSyncedApart`, says why).
+// fsyncs of SQLite's write-ahead log on libuv's thread pool, for the durable
+// transactions, which commit without SQLite's own fsync (durable-transactions.ts).
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 

@@ -1,15 +1,15 @@
-// How a Folio process on PostgreSQL learns that the reads it keeps in memory
-// (kysely/read-cache.ts) may be out of date: its own writes, counted as they are
-// sent and again as they finish, and every other connection's commits to the
-// tables those reads come from, which triggers announce (migrations 0006 and
-// 0007) to a connection of its own that LISTENs. Another instance's revocation is seen
-// once its notice arrives, usually within a millisecond of its commit; RFC 7009
-// §2.1 allows such a propagation delay and asks that it be kept small. The
-// instance that revoked sees it at once.
+// How a Folio process on PostgreSQL learns that the reads it keeps in memory may
+// be out of date: its own changes, as its stores report them, and other
+// instances', whose transactions send a notice naming what they changed
+// (Changes.announce) to a connection of this process's own that LISTENs. Another
+// instance's revocation is seen once its notice arrives, within milliseconds of
+// its commit; RFC 7009 §2.1 allows such a propagation delay and asks that it be
+// kept small. The instance that revoked sees it at once.
 import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { APPLICATIONS_CHANGED, CHANGES_CHANNEL, type DatabaseChanges } from './database-changes.ts';
-import type { WriteReach } from './written-tables.ts';
+import { type CachedKind, CHANGES_CHANNEL, type Changes, KindVersions } from '../cache/changes.ts';
+import type { Database } from '../schema.ts';
 
 /** How often the listening connection is asked to prove that it still hears every notice. */
 const HEARTBEAT_EVERY_MS = 500;
@@ -26,12 +26,11 @@ const RECONNECT_AFTER_MS = 1000;
 const CONNECT_TIMEOUT_MS = 2000;
 /** How the listening connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'folio-changes';
-/** Proofs are notices too; any other payload announces a change: APPLICATIONS_CHANGED to applications, '' to the rest. */
+/** Proofs are notices too; any other payload names the kinds a commit changed. */
 const PROOF_PREFIX = 'proof:';
 
-export class PostgresChanges implements DatabaseChanges {
-  private counter = 0;
-  private applicationsCounter = 0;
+export class PostgresChanges implements Changes {
+  private readonly versions = new KindVersions();
   private trustedUntil = -Infinity;
   private listener: pg.Client | undefined;
   /** When the unanswered connect or proof on the listening connection was sent. */
@@ -54,26 +53,22 @@ export class PostgresChanges implements DatabaseChanges {
     private readonly elapsed: () => number = () => performance.now(),
   ) {}
 
-  /** Called as each statement this process sends that can write goes out, and again when it is done. */
-  wrote(reach: WriteReach): void {
-    if (reach.bearerReads) this.counter++;
-    if (reach.applications) this.applicationsCounter++;
-  }
-
-  version(): number {
+  version(kind: CachedKind): number {
     // Unsure what was missed: a new number every time, so nothing read now is kept.
-    if (!this.trusted()) return ++this.counter;
-    return this.counter;
+    if (!this.trusted()) this.versions.move([kind]);
+    return this.versions.get(kind);
   }
 
-  applicationsVersion(): number {
-    if (!this.trusted()) return ++this.applicationsCounter;
-    return this.applicationsCounter;
+  async announce(trx: Kysely<Database>, kinds: readonly CachedKind[]): Promise<void> {
+    await sql`select pg_notify(${CHANGES_CHANNEL}, ${kinds.join(' ')})`.execute(trx);
+  }
+
+  forget(kinds: readonly CachedKind[]): void {
+    this.versions.move(kinds);
   }
 
   trusted(): boolean {
-    // Listening starts with the first cached read (or /metrics scrape, which asks
-    // this): the command line never needs it.
+    // Listening starts with the first cached read or /metrics scrape: the command line never needs it.
     if (this.heartbeats === undefined && !this.stopped) this.start();
     return this.elapsed() < this.trustedUntil;
   }
@@ -84,7 +79,7 @@ export class PostgresChanges implements DatabaseChanges {
     clearInterval(this.heartbeats);
     clearTimeout(this.reconnect);
     const listener = this.listener;
-    this.forget();
+    this.dropListener();
     await listener?.end().catch(() => undefined);
   }
 
@@ -139,12 +134,8 @@ export class PostgresChanges implements DatabaseChanges {
 
   private heard(listener: pg.Client, payload: string): void {
     if (listener !== this.listener) return;
-    if (payload === APPLICATIONS_CHANGED) {
-      this.applicationsCounter++;
-      return;
-    }
     if (!payload.startsWith(PROOF_PREFIX)) {
-      this.counter++;
+      this.versions.move(KindVersions.fromPayload(payload));
       return;
     }
     if (payload !== this.awaitedProof) return; // another instance's proof, or a late one of ours
@@ -152,7 +143,7 @@ export class PostgresChanges implements DatabaseChanges {
     this.awaitedSince = undefined;
     this.awaitedProof = undefined;
     // After a gap in trust (or on a new connection) anything cached before may be out of date.
-    if (this.elapsed() >= this.trustedUntil) this.outdateEverything();
+    if (this.elapsed() >= this.trustedUntil) this.versions.move();
     const first = this.trustedUntil === -Infinity;
     this.trustedUntil = sentAt + NOTICES_TRUSTED_FOR_MS;
     if (first) this.onListening(true);
@@ -161,22 +152,17 @@ export class PostgresChanges implements DatabaseChanges {
   private lost(listener: pg.Client): void {
     if (listener !== this.listener) return;
     const wasListening = this.trustedUntil !== -Infinity;
-    this.forget();
+    this.dropListener();
     if (wasListening) this.onListening(false);
     listener.end().catch(() => undefined);
     if (!this.stopped) this.reconnect = setTimeout(() => this.connect(), RECONNECT_AFTER_MS).unref();
   }
 
-  private forget(): void {
+  private dropListener(): void {
     this.listener = undefined;
     this.awaitedSince = undefined;
     this.awaitedProof = undefined;
     this.trustedUntil = -Infinity;
-    this.outdateEverything();
-  }
-
-  private outdateEverything(): void {
-    this.counter++;
-    this.applicationsCounter++;
+    this.versions.move();
   }
 }

@@ -1,0 +1,64 @@
+// Access and refresh tokens as records and as rows.
+import type { AccessToken, RefreshToken } from '../records.ts';
+import type { WhereInterface } from 'kysely';
+import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
+import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+
+/** The columns access and refresh tokens share: an AccessToken record's. */
+const TOKEN_COLUMNS = [
+  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
+] as const;
+export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([...TOKEN_COLUMNS, 'refresh_token_hash']);
+export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_COLUMNS, 'rotated_at']);
+
+type SharedColumns = Pick<AccessTokenRow, (typeof TOKEN_COLUMNS)[number]>;
+
+export function toAccessToken(row: SharedColumns): AccessToken {
+  return {
+    tokenHash: row.token_hash,
+    grantId: row.grant_id,
+    applicationId: row.application_id,
+    userId: row.user_id,
+    scope: scopeFromColumn(row.scope),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    originCodeHash: row.origin_code_hash,
+  };
+}
+
+export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
+  return { ...toAccessToken(row), rotatedAt: row.rotated_at };
+}
+
+function sharedColumns(token: AccessToken): SharedColumns {
+  return {
+    token_hash: token.tokenHash,
+    grant_id: token.grantId,
+    application_id: token.applicationId,
+    user_id: token.userId,
+    scope: scopeToColumn(token.scope),
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    revoked_at: token.revokedAt,
+    origin_code_hash: token.originCodeHash,
+  };
+}
+
+/** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */
+export function accessTokenRow(token: AccessToken, refreshTokenHash: string | null): AccessTokenRow {
+  return { ...sharedColumns(token), refresh_token_hash: refreshTokenHash };
+}
+
+export function refreshTokenRow(token: RefreshToken): RefreshTokenRow {
+  return { ...sharedColumns(token), rotated_at: token.rotatedAt };
+}
+
+/**
+ * An access-token query narrowed to those issued alone, without a refresh token
+ * (client_credentials', and any from before migration 0010): the others end with
+ * their refresh token. A query by grant must state this to use the partial index by grant.
+ */
+export function issuedAlone<Query extends WhereInterface<Database, 'access_tokens'>>(query: Query): Query {
+  return query.where('refresh_token_hash', 'is', null) as Query;
+}

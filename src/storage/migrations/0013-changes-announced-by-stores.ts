@@ -1,0 +1,23 @@
+// PostgreSQL: triggers made by earlier releases announced every change to the
+// tables cached reads come from. The store methods that change what a cache holds
+// announce it themselves now, in the same transaction (kysely/changing.ts), so the
+// triggers go. Upgrading instances one at a time: see docs/operations.md.
+import { sql, type Migration } from 'kysely';
+import type { StorageKind } from '../schema.ts';
+
+const TRIGGERS = [
+  ['access_tokens_changed', 'access_tokens'], ['access_tokens_deleted', 'access_tokens'], ['portfolios_changed', 'portfolios'],
+  ['applications_changed', 'applications'], ['refresh_tokens_revoked', 'refresh_tokens'], ['refresh_tokens_deleted', 'refresh_tokens'],
+  ['grants_deleted', 'grants'],
+] as const;
+const FUNCTIONS = ['folio_notice_change', 'folio_notice_application_change', 'folio_notice_token_deletion'];
+
+export function changesAnnouncedByStoresMigration(kind: StorageKind): Migration {
+  return {
+    async up(db) {
+      if (kind !== 'postgres') return;
+      for (const [trigger, table] of TRIGGERS) await sql`drop trigger if exists ${sql.id(trigger)} on ${sql.table(table)}`.execute(db);
+      for (const name of FUNCTIONS) await sql`drop function if exists ${sql.id(name)}()`.execute(db);
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { BenchDatabase, CODES_A_SECOND, issuingSpec, REDIRECT_URI } from './fixt
 import { dropDatabase, createDatabase, postgresAdminUrl } from './postgres.ts';
 import { HAS_TASKSET, type LoadResult, type Server, folioServerEnv, freePort, runLoad, serveScript, startServer } from './processes.ts';
 import { type Check, type Row, failures, median, renderTable } from './report.ts';
-import { OIDC_CLIENT, parseVariant, readyPath, saveBareBody, tokenPath, variantArgv } from './variants.ts';
+import { startPeers } from './peers.ts';
 import { makeWorkDirectory } from './work-directory.ts';
 
 const { values: args } = parseArgs({
@@ -242,38 +242,20 @@ async function main(): Promise<number> {
     ? (await Promise.all([startBackend('SQLite', join(work, 'main.db'), join(work, 'large.db')).then((one) => [one]), startPostgres()])).flat()
     : [await startBackend('SQLite', join(work, 'main.db'), join(work, 'large.db')), ...await startPostgres()];
 
-  // The baselines answer with exactly the body Folio sends.
   const sqlite = backends[0]!;
-  await saveBareBody(sqlite.main.server.url, sqlite.main.bearer[0]!, join(work, 'body.json'));
-  const barePort = await freePort();
-  const bare = await startServer('bare-fastify', ['bench/baselines/bare-fastify.mjs', String(barePort), join(work, 'body.json')], barePort, '/readyz');
-  servers.push(bare);
-  // The same two reads as Folio's bearer GET, in the same SQLite file, with nothing else around them.
-  const floorPort = await freePort();
-  const floor = await startServer('fastify-sqlite', ['bench/baselines/fastify-sqlite.mjs', String(floorPort), join(work, 'main.db')], floorPort, '/readyz');
-  servers.push(floor);
-  // The least a Fastify route does for a token request: the ceiling of every token row.
-  const bareTokenPort = await freePort();
-  const bareTokenVariant = parseVariant('bare-token=@bare-token');
-  const bareToken = await startServer('bare-fastify-token', variantArgv(bareTokenVariant, bareTokenPort, '', ''), bareTokenPort, readyPath(bareTokenVariant));
-  servers.push(bareToken);
-  const oidcPort = await freePort();
-  const oidcVariant = parseVariant('oidc-provider=@oidc');
-  const oidc = await startServer('oidc-provider', variantArgv(oidcVariant, oidcPort, '', ''), oidcPort, readyPath(oidcVariant));
-  servers.push(oidc);
-  const oidcBasic = `Basic ${Buffer.from(`${OIDC_CLIENT.id}:${OIDC_CLIENT.secret}`).toString('base64')}`;
-  const oidcToken = (await (await fetch(`${oidc.url}${tokenPath(oidcVariant)}`, { method: 'POST', headers: { authorization: oidcBasic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })).json()) as { access_token: string };
+  const { bare, fastifySqlite: floor, bareToken, oidc, oidcBasic, oidcToken } = await startPeers(
+    { url: sqlite.main.server.url, bearer: sqlite.main.bearer[0]!, sqliteFile: join(work, 'main.db') }, work, (server) => servers.push(server));
 
   const scenarios: Scenario[] = ([
     { name: 'bare Fastify GET (same JSON)', backend: '—', server: bare, spec: async () => load(bare, 'get', '/api/v2/portfolios.json') },
     { name: 'Fastify + the same two SQLite reads, nothing else', backend: '—', server: floor, versus: 'bare Fastify',
       spec: async () => load(floor, 'get', '/api/v2/portfolios.json', { headers: { authorization: `Bearer ${sqlite.main.bearer[0]}` } }) },
     { name: 'oidc-provider client_credentials token', backend: 'memory', server: oidc,
-      spec: async () => load(oidc, 'post', tokenPath(oidcVariant), { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
+      spec: async () => load(oidc, 'post', '/token', { headers: { authorization: oidcBasic }, form: { grant_type: 'client_credentials' } }) },
     { name: 'oidc-provider introspection', backend: 'memory', server: oidc,
-      spec: async () => load(oidc, 'post', '/token/introspection', { headers: { authorization: oidcBasic }, form: { token: oidcToken.access_token } }) },
+      spec: async () => load(oidc, 'post', '/token/introspection', { headers: { authorization: oidcBasic }, form: { token: oidcToken } }) },
     { name: 'bare Fastify POST /oauth2/token (a constant token answer)', backend: '—', server: bareToken, versus: 'oidc-provider token',
-      spec: async () => load(bareToken, 'post', tokenPath(bareTokenVariant), { form: { grant_type: 'client_credentials' } }) },
+      spec: async () => load(bareToken, 'post', '/oauth2/token', { form: { grant_type: 'client_credentials' } }) },
     ...backends.flatMap(folioScenarios),
   ] as Scenario[]).filter((scenario) => only === undefined || only.test(`${scenario.name} [${scenario.backend}]`));
   const results = new Map<Scenario, LoadResult[]>(scenarios.map((scenario) => [scenario, []]));

@@ -14,19 +14,6 @@ import type { OpenedStorage } from '../src/storage/open.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
 
 export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
-/**
- * Fresh authorization codes seeded per second of measurement: well above any code
- * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
- */
-export const CODES_A_SECOND = 20_000;
-
-/** The load worker's `issuing` (bench/issuing.mjs): client_credentials tokens for the client whose Basic authorization is given, `perSecond` a second. */
-export function issuingSpec(basicAuthorization: string, perSecond: number) {
-  return {
-    path: '/oauth2/token', body: 'grant_type=client_credentials', perSecond,
-    headers: { authorization: basicAuthorization, 'content-type': 'application/x-www-form-urlencoded' },
-  };
-}
 
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
@@ -90,14 +77,10 @@ export class BenchDatabase {
   }
 
   /**
-   * PostgreSQL: what autovacuum would have done by now in production, where it is on
-   * by default: statistics for every table. The machine's own PostgreSQL may run
-   * with it off (this one's CI settings do), and a connection's generic plans are
-   * made from the statistics of the moment: made from none, on small tables, the
-   * batched rotation's walked every token of its grants and the batched look-up's
-   * scanned the table, while the tables grew under load (docs/performance.md).
-   * Run after each bulk write of the fixtures; an ANALYZE also makes the server's
-   * connections plan their statements afresh.
+   * PostgreSQL: statistics for every table, as autovacuum would keep them in
+   * production (a test server may run without it): a connection's generic plans are
+   * made from the statistics of the moment, and plans made from none go wrong as the
+   * tables grow under load.
    */
   private async refreshStatistics(): Promise<void> {
     if (this.kind === 'postgres') await sql`analyze`.execute(this.db);
@@ -117,9 +100,8 @@ export class BenchDatabase {
 
   /**
    * Adds access tokens that expired two hours ago, past the hour the purge keeps
-   * dead credentials: the running server's background purge deletes them. Written
-   * 20,000 to a statement: the server's purge waits for the write lock meanwhile, and
-   * on SQLite that wait blocks its event loop and counts as the purge's work.
+   * dead credentials, for the running server's purge to delete. Written in chunks,
+   * since the server's purge waits for the write lock meanwhile.
    */
   async addDeadTokens(count: number): Promise<void> {
     const expired = systemClock.now() - 2 * HOUR;

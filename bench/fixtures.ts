@@ -1,6 +1,6 @@
 // What the benchmark needs in a database, written through Folio's own stores
 // where the count is small and in bulk SQL where it is large (a million tokens).
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import { seedDemo } from '../src/demo/seed.ts';
 import { lifetimes } from '../src/oauth/lifetimes.ts';
@@ -14,39 +14,8 @@ import type { OpenedStorage } from '../src/storage/open.ts';
 import { openPostgres } from '../src/storage/postgres/postgres-database.ts';
 import { openSqlite } from '../src/storage/sqlite/sqlite-database.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
-import { createDatabase } from './postgres.ts';
 
 export const REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
-/**
- * Fresh authorization codes seeded per second of measurement: well above any code
- * exchange rate seen (6,000 a second), since past the end of the pool every answer is a 400.
- */
-export const CODES_A_SECOND = 20_000;
-
-/** The load worker's `issuing` (bench/issuing.mjs): client_credentials tokens for the client whose Basic authorization is given, `perSecond` a second. */
-export function issuingSpec(basicAuthorization: string, perSecond: number) {
-  return {
-    path: '/oauth2/token', body: 'grant_type=client_credentials', perSecond,
-    headers: { authorization: basicAuthorization, 'content-type': 'application/x-www-form-urlencoded' },
-  };
-}
-
-/**
- * What bench/issuing.mjs sends, `perSecond` a second, by kind: client_credentials
- * token issues; introspections of `token`, requests of another kind than a GET load
- * that write nothing; or the bearer GET itself with `token`, requests of the load's
- * own kind on sockets of their own.
- */
-export function sideRequestSpec(kind: 'token' | 'introspection' | 'reading', basicAuthorization: string, token: string, perSecond: number) {
-  switch (kind) {
-    case 'token':
-      return issuingSpec(basicAuthorization, perSecond);
-    case 'introspection':
-      return { ...issuingSpec(basicAuthorization, perSecond), path: '/oauth2/introspect', body: `token=${token}` };
-    case 'reading':
-      return { path: '/api/v2/portfolios.json', headers: { authorization: `Bearer ${token}` }, perSecond };
-  }
-}
 
 /** One refresh chain and one code owner per load connection. */
 const CHAIN_USERS = 50;
@@ -113,14 +82,10 @@ export class BenchDatabase {
   }
 
   /**
-   * PostgreSQL: what autovacuum would have done by now in production, where it is on
-   * by default: statistics for every table. The machine's own PostgreSQL may run
-   * with it off (this one's CI settings do), and a connection's generic plans are
-   * made from the statistics of the moment: made from none, on small tables, the
-   * batched rotation's walked every token of its grants and the batched look-up's
-   * scanned the table, while the tables grew under load (docs/performance.md).
-   * Run after each bulk write of the fixtures; an ANALYZE also makes the server's
-   * connections plan their statements afresh.
+   * PostgreSQL: statistics for every table, as autovacuum would keep them in
+   * production (a test server may run without it): a connection's generic plans are
+   * made from the statistics of the moment, and plans made from none go wrong as the
+   * tables grow under load.
    */
   private async refreshStatistics(): Promise<void> {
     if (this.kind === 'postgres') await sql`analyze`.execute(this.db);
@@ -140,9 +105,8 @@ export class BenchDatabase {
 
   /**
    * Adds access tokens that expired two hours ago, past the hour the purge keeps
-   * dead credentials: the running server's background purge deletes them. Written
-   * 20,000 to a statement: the server's purge waits for the write lock meanwhile, and
-   * on SQLite that wait blocks its event loop and counts as the purge's work.
+   * dead credentials, for the running server's purge to delete. Written in chunks,
+   * since the server's purge waits for the write lock meanwhile.
    */
   async addDeadTokens(count: number): Promise<void> {
     const expired = systemClock.now() - 2 * HOUR;
@@ -229,70 +193,6 @@ export class BenchDatabase {
     });
     await this.refreshStatistics();
     writeFileSync(file, `${codes.join('\n')}\n`);
-  }
-
-  /**
-   * A copy of this SQLite database at `file`, with the same fixtures, for a load
-   * whose writes must not reach another's: a WAL checkpoint one server runs also
-   * writes back the other's pages, so sharing one file blurs a comparison of writes.
-   */
-  async copyTo(file: string): Promise<BenchDatabase> {
-    if (this.kind !== 'sqlite') throw new Error('only a SQLite benchmark database is copied');
-    await sql`pragma wal_checkpoint(truncate)`.execute(this.db);
-    copyFileSync(this.url, file);
-    const copy = BenchDatabase.open(file);
-    copy.chainGrants = this.chainGrants;
-    copy.applicationId = this.applicationId;
-    return copy;
-  }
-
-  /**
-   * PostgreSQL: a copy of this database as `name` on the same server, for the same
-   * reason and for builds whose migrations differ: each migrates only its own. A
-   * template must have no connections, so this one's are closed for good.
-   */
-  async copyAs(adminUrl: string, name: string): Promise<BenchDatabase> {
-    if (this.kind !== 'postgres') throw new Error('only a PostgreSQL benchmark database is copied as another database');
-    await this.storage.close();
-    const copy = BenchDatabase.open((await createDatabase(adminUrl, name, new URL(this.url).pathname.slice(1))).url);
-    copy.chainGrants = this.chainGrants;
-    copy.applicationId = this.applicationId;
-    return copy;
-  }
-
-  /** Drops the named indexes: a one-off schema for measuring what they cost, never one to serve. */
-  async dropIndexes(names: readonly string[]): Promise<void> {
-    for (const name of names) {
-      const existing = this.kind === 'sqlite'
-        ? sql`select 1 from sqlite_master where type = 'index' and name = ${name}`
-        : sql`select 1 from pg_indexes where indexname = ${name}`;
-      // A misspelt name would otherwise measure the schema unchanged.
-      if ((await existing.execute(this.db)).rows.length === 0) throw new Error(`no index ${name} in ${this.url}`);
-      await sql`drop index ${sql.id(name)}`.execute(this.db);
-    }
-  }
-
-  /**
-   * PostgreSQL: the server processes of the other client connections to this
-   * database, i.e. the benchmarked server's pool and listener. What they do for it
-   * in the background (WAL writer, checkpointer, autovacuum) is not theirs.
-   */
-  async clientBackendPids(): Promise<number[]> {
-    if (this.kind !== 'postgres') return [];
-    const { rows } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity
-      where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(this.db);
-    return rows.map((row) => row.pid);
-  }
-
-  /**
-   * The PostgreSQL server's WAL position in bytes: what every database on it has
-   * logged since its start; undefined on SQLite.
-   */
-  async walBytes(): Promise<number | undefined> {
-    if (this.kind !== 'postgres') return undefined;
-    const { rows } = await sql<{ bytes: string }>`select (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as bytes`.execute(this.db);
-    return Number(rows[0]!.bytes);
   }
 
   close(): Promise<void> {

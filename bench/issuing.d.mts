@@ -1,10 +1,9 @@
-// The types of bench/issuing.mjs, plain JavaScript for the load worker, for bench/lone-requests.ts.
+// The types of bench/issuing.mjs, plain JavaScript for the load worker, for its test.
 export interface Issuing {
   url: string;
   path: string;
   headers: Record<string, string>;
-  /** Without one, a GET. */
-  body?: string;
+  body: string;
   perSecond: number;
 }
 

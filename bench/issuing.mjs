@@ -1,22 +1,17 @@
-// Token writes beside a GET load, as a server that issues tokens and serves the
-// API at once sees them: POSTs to the token endpoint at a steady rate, sent by
-// the load worker (bench/load-worker.mjs) beside autocannon's GET, so that they
-// come from the load generator's own process and core.
-//
+// Token requests beside a GET load, as a server that issues tokens and serves the
+// API at once sees them: POSTs at a steady rate, sent from the load worker's own
+// process (bench/load-worker.mjs) so that they take no CPU from the server's core.
 // It writes prepared request bytes on keep-alive sockets and reads only each
-// answer's status line and Content-Length. fetch() in the benchmark's own
-// unpinned process cost 1.3-1.8 ms of CPU per token on the development machine, and
-// where the scheduler put it, on the server's core or beside autocannon, it took
-// throughput from the GET it was meant to accompany (docs/performance.md).
-// autocannon's own `overallRate` would not do: it sends each second's requests
-// in one burst, which group commit would then share out as one write.
+// answer's status line and Content-Length, to cost the load generator little.
+// autocannon's own `overallRate` would not do: it sends each second's requests in
+// one burst, which the server's group commit would then write as one.
 import { connect } from 'node:net';
 
 const MAX_SOCKETS = 32;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 /**
- * Starts POSTing `body` to `url` + `path` (a GET without one) `perSecond` times a second, evenly spaced
+ * Starts POSTing `body` to `url` + `path` `perSecond` times a second, evenly spaced
  * (a late timer catches up), each on an idle socket or a new one; while all of
  * MAX_SOCKETS await answers, the requests due wait. stop() waits for the answers
  * still due and says how many were 2xx and what the others were.
@@ -24,9 +19,9 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 export function startIssuing({ url, path, headers, body, perSecond }) {
   const { hostname, port } = new URL(url);
   const request = Buffer.from(
-    `${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
-    Object.entries(body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) }).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
-    `\r\n${body ?? ''}`,
+    `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
+    Object.entries({ ...headers, 'content-length': Buffer.byteLength(body) }).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    `\r\n${body}`,
   );
   const idle = [];
   const sockets = new Set();

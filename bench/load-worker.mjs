@@ -3,13 +3,12 @@
 // Input: one JSON argument describing the scenario. Output: one JSON line.
 //
 // Scenario kinds:
-//   get      - GET `path` with fixed headers (bearer API, bare Fastify), or with
-//              `bearerTokens` each request's Authorization the next of them in turn
+//   get      - GET `path` with fixed headers (bearer API, bare Fastify)
 //   post     - POST a fixed form body (client_credentials, introspection)
 //   codes    - POST one authorization code per request, each used once, from `poolFile`
 //   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
 //              (at least one per connection), taking the new token from each answer
-// With `issuing` ({ path, headers, body, perSecond }) it also POSTs `body` (a GET without one) to
+// With `issuing` ({ path, headers, body, perSecond }) it also POSTs `body` to
 // `path` at that steady rate while the scenario runs (bench/issuing.mjs), and
 // reports how many of those were answered 2xx (`issued`) and what the rest were.
 import { readFileSync } from 'node:fs';
@@ -22,14 +21,8 @@ const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', ...sp
 
 function requestsFor() {
   switch (spec.kind) {
-    case 'get': {
-      if (spec.bearerTokens === undefined) return [{ method: 'GET', path: spec.path, headers: spec.headers }];
-      let next = 0;
-      return [{
-        method: 'GET', path: spec.path,
-        setupRequest: (request) => ({ ...request, headers: { ...spec.headers, authorization: `Bearer ${spec.bearerTokens[next++ % spec.bearerTokens.length]}` } }),
-      }];
-    }
+    case 'get':
+      return [{ method: 'GET', path: spec.path, headers: spec.headers }];
     case 'post':
       return [{ method: 'POST', path: spec.path, headers: formHeaders, body: form(spec.form) }];
     case 'codes': {
@@ -77,7 +70,6 @@ for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) status
 process.stdout.write(`${JSON.stringify({
   requests: result.requests.total,
   rps: result.requests.total / (result.duration || 1),
-  rpsMean: result.requests.average,
   p50: result.latency.p50,
   p99: result.latency.p99,
   errors: result.errors,

@@ -26,11 +26,11 @@ async function withAdmin<T>(adminUrl: string, run: (client: pg.Client) => Promis
   }
 }
 
-/** A new, empty database `name`, or with `template` a copy of that one (which must have no connections). */
-export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<{ name: string; url: string }> {
+/** A new, empty database `name`, replacing any left by an earlier run. */
+export async function createDatabase(adminUrl: string, name: string): Promise<{ name: string; url: string }> {
   await withAdmin(adminUrl, async (client) => {
     await client.query(`drop database if exists ${name}`);
-    await client.query(`create database ${name}${template === undefined ? '' : ` template ${template}`}`);
+    await client.query(`create database ${name}`);
   });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

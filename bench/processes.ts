@@ -5,18 +5,13 @@ import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 export const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-export const SERVER_CORE = '0';
-export const LOAD_CORE = '1';
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
 
 export { freePort } from '../test/support/server-process.ts';
 
 function pinned(core: string, args: string[]): [string, string[]] {
   return HAS_TASKSET ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
-}
-
-/** Moves a running process, every thread of it, to the load generator's core, where taskset exists. */
-export function pinToLoadCore(pid: number): void {
-  if (HAS_TASKSET) spawnSync('taskset', ['-a', '-cp', LOAD_CORE, String(pid)], { stdio: 'ignore' });
 }
 
 export interface Server {
@@ -46,8 +41,8 @@ export async function startServer(name: string, args: string[], port: number, re
   let readyMs: number;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
-    // The smoke run starts four servers under tsx at once on one pinned core, beside
-    // other test files: ten seconds alone, three times that in a busy `npm test`.
+    // Generous: the smoke run starts several servers under tsx at once on one core,
+    // beside the other test files of a busy `npm test`.
     if (performance.now() - started > READY_WITHIN_MS) {
       // A server that never became ready is nobody's to stop later: stop it now.
       child.kill('SIGKILL');
@@ -106,64 +101,8 @@ export function listensOn(pid: number, port: number): boolean | undefined {
   }
 }
 
-/** The user and system CPU of a /proc `stat` file (a process's or one thread's), in milliseconds of clock ticks. */
-function statCpuMs(statPath: string): { user: number; system: number } {
-  // The command's name, in parentheses, may hold spaces: the fields follow its last ')'.
-  const stat = readFileSync(statPath, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
-
-/** CPU the process has used in its own code (user) and in the kernel (system), in milliseconds of clock ticks. */
-export function cpuMs(pid: number): { user: number; system: number } {
-  return statCpuMs(`/proc/${pid}/stat`);
-}
-
-/**
- * The CPU of the process's first thread alone, which in Node runs the event loop:
- * JavaScript, the HTTP parsing and every synchronous SQLite statement. The rest of
- * cpuMs is other threads' (libuv's pool, where the group commit's fsyncs run, and
- * V8's collector and compiler), which share the server's core but not its loop.
- */
-export function mainThreadCpuMs(pid: number): { user: number; system: number } {
-  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
-}
-
-/**
- * The CPU milliseconds (user + system) of each of `pids` that this machine's /proc
- * shows running `command`; a process that is gone is left out, and so is one
- * whose pid only happens to match (a server on another machine, or in a container).
- */
-export function cpuMsEach(pids: readonly number[], command: string): Map<number, number> {
-  const spent = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
-      const { user, system } = cpuMs(pid);
-      spent.set(pid, user + system);
-    } catch {
-      // Not a process here.
-    }
-  }
-  return spent;
-}
-
-/**
- * The bytes a process has caused to be written to storage (write_bytes of
- * /proc/PID/io: files' pages it dirtied, not pipes or /dev/null), or undefined
- * where /proc does not say.
- */
-export function storageWrittenBytes(pid: number): number | undefined {
-  try {
-    const match = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** VmRSS of a process in MB, or undefined where /proc is not there. */
-export function rssMb(pid: number): number | undefined {
+function rssMb(pid: number): number | undefined {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : undefined;
@@ -181,7 +120,7 @@ export interface LoadResult {
   timeouts: number;
   non2xx: number;
   statuses: Record<string, number>;
-  /** With the spec's `issuing`: the requests beside the load answered 2xx, and what the others got (bench/issuing.mjs). */
+  /** With the spec's `issuing`: the token requests beside the load answered 2xx, and what the others got. */
   issued?: number;
   issueRefused?: string[];
   /** Highest VmRSS of the server seen during the run, MB. */

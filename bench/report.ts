@@ -8,20 +8,6 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/**
- * The order in which the tools that compare builds (ab.ts, start.ts, lone-requests.ts)
- * measure `count` variants in `round`: rotated each round, since in a fixed order one
- * build measured in two places of the same run differed by 14%.
- */
-export function turnOrder(count: number, round: number): number[] {
-  return Array.from({ length: count }, (_, offset) => (offset + round) % count);
-}
-
-/** The median of each round's value over its reference; NaN when no round has a reference above 0. */
-export function medianRatio(values: readonly number[], references: readonly number[]): number {
-  return median(values.flatMap((value, round) => (references[round]! > 0 ? [value / references[round]!] : [])));
-}
-
 export interface Row {
   scenario: string;
   backend: string;

@@ -1,14 +1,13 @@
 // The benchmark's servers are the ones it started: a port found free by
 // freePort() can be taken by another process before the child listens on it.
-// And the CPU it charges a server's event loop is that thread's alone.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cpuMs, freePort, listensOn, mainThreadCpuMs, startServer } from '../../bench/processes.ts';
+import { freePort, listensOn, startServer } from '../../bench/processes.ts';
 
 const linux = listensOn(process.pid, 1) !== undefined;
 
@@ -66,41 +65,4 @@ describe('bench/processes.ts', { skip: linux ? false : 'reads /proc' }, () => {
       await server.stop();
     }
   });
-
-  /**
-   * A node process that keeps one thread busy for `ms`, the main one or a worker
-   * while the main one sleeps, says "done", then waits to be killed.
-   */
-  async function spinning(where: 'main' | 'worker', ms: number): Promise<ChildProcess> {
-    const spin = `const end = Date.now() + ${ms}; while (Date.now() < end);`;
-    const script = where === 'main'
-      ? `${spin} process.stdout.write('done\\n'); setInterval(() => {}, 1000);`
-      : `const { Worker } = require('node:worker_threads');
-         new Worker(${JSON.stringify(spin)}, { eval: true }).on('exit', () => process.stdout.write('done\\n'));
-         setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`spinning child exited with ${code}`)));
-    });
-    return child;
-  }
-
-  const total = ({ user, system }: { user: number; system: number }) => user + system;
-
-  for (const where of ['main', 'worker'] as const) {
-    it(`mainThreadCpuMs counts the main thread's CPU and no other's (a busy ${where} thread)`, { timeout: 30_000 }, async () => {
-      const child = await spinning(where, 600);
-      try {
-        const [whole, main] = [total(cpuMs(child.pid!)), total(mainThreadCpuMs(child.pid!))];
-        assert.ok(whole >= 400, `the process spent ${whole} ms`);
-        assert.ok(main <= whole, `main ${main} ms of ${whole} ms`);
-        // Node's start-up and the worker's own start run on threads of their own too: no exact split.
-        if (where === 'main') assert.ok(main >= 400, `main ${main} ms of ${whole} ms`);
-        else assert.ok(whole - main >= 400, `main ${main} ms of ${whole} ms`);
-      } finally {
-        child.kill('SIGKILL');
-      }
-    });
-  }
 });

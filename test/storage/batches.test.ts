@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Batches } from '../../src/storage/kysely/batches.ts';
 
-/** A statement runner whose calls stay in flight until `finish` is called for them. */
+/** A batch runner whose calls stay under way until `finish` is called for them. */
 function heldRunner(fail: (issue: string) => boolean = () => false) {
   const calls: { issues: string[]; finish(): void }[] = [];
   const run = (issues: readonly string[]) => new Promise<string[]>((resolve, reject) => {
@@ -17,77 +17,71 @@ function heldRunner(fail: (issue: string) => boolean = () => false) {
 
 const turn = () => new Promise((resolve) => { setImmediate(resolve); });
 
+/** Finishes each call as it comes until every outcome is settled. */
+async function finishAll(calls: { finish(): void }[], outcomes: Promise<unknown>[]): Promise<void> {
+  let settled = false;
+  void Promise.allSettled(outcomes).then(() => { settled = true; });
+  let finished = 0;
+  while (!settled) {
+    await turn();
+    while (finished < calls.length) calls[finished++]!.finish();
+  }
+}
+
 describe('batches', () => {
-  it('sends an issue at once, and the issues that arrive meanwhile together after it', async () => {
+  it('sends the issues of one turn together, and those that arrive while it is under way together after it', async () => {
     const { calls, run } = heldRunner();
     const batches = new Batches(run);
-    const first = batches.submit('a');
-    const later = ['b', 'c', 'd'].map((issue) => batches.submit(issue));
+    const first = ['a', 'b'].map((issue) => batches.submit(issue));
+    assert.equal(calls.length, 0, 'nothing is sent before the next turn');
     await turn();
-    assert.deepEqual(calls.map((call) => call.issues), [['a']]);
+    const later = ['c', 'd'].map((issue) => batches.submit(issue));
+    await turn();
+    assert.deepEqual(calls.map((call) => call.issues), [['a', 'b']]);
     calls[0]!.finish();
-    assert.equal(await first, 'a written');
+    assert.deepEqual(await Promise.all(first), ['a written', 'b written']);
     await turn();
-    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b', 'c', 'd']]);
+    assert.deepEqual(calls.map((call) => call.issues), [['a', 'b'], ['c', 'd']]);
     calls[1]!.finish();
-    assert.deepEqual(await Promise.all(later), ['b written', 'c written', 'd written']);
+    assert.deepEqual(await Promise.all(later), ['c written', 'd written']);
   });
 
   it('keeps an issue that may not join a batch for the one after it', async () => {
     const { calls, run } = heldRunner();
     const batches = new Batches(run, (issue, batch) => !batch.includes(issue));
-    const outcomes = [batches.submit('x'), batches.submit('y'), batches.submit('x'), batches.submit('z'), batches.submit('y')];
-    for (let call = 0; call < 3; call++) {
-      await turn();
-      calls[call]!.finish();
-      await turn();
-    }
-    await Promise.all(outcomes);
-    assert.deepEqual(calls.map((call) => call.issues), [['x'], ['y', 'x', 'z'], ['y']]);
+    const outcomes = ['x', 'y', 'x', 'z', 'y'].map((issue) => batches.submit(issue));
+    await finishAll(calls, outcomes);
+    assert.deepEqual(calls.map((call) => call.issues), [['x', 'y', 'z'], ['x', 'y']]);
   });
 
   it('runs each issue of a batch that failed again alone, so only the one that cannot be written fails', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
     const batches = new Batches(run);
-    const first = batches.submit('a');
-    const later = ['b', 'bad', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
-    await turn();
-    calls[0]!.finish();
-    await first;
-    await turn();
-    calls[1]!.finish();
-    while (calls.length < 5) await turn();
-    calls.slice(2).forEach((call) => call.finish());
-    assert.deepEqual(await Promise.all(later), ['b written', 'cannot write bad', 'c written']);
-    assert.deepEqual(calls.map((call) => call.issues), [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+    const outcomes = ['b', 'bad', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
+    await finishAll(calls, outcomes);
+    assert.deepEqual(await Promise.all(outcomes), ['b written', 'cannot write bad', 'c written']);
+    assert.deepEqual(calls.map((call) => call.issues), [['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
   });
 
   it('fails every issue of a batch at once when the database is unavailable, running none again', async () => {
     const calls: string[][] = [];
-    let unavailable = false;
     const batches = new Batches<string, string>(async (issues) => {
       calls.push([...issues]);
-      if (unavailable) throw Object.assign(new Error('Query read timeout'), { code: undefined });
-      return issues.map((issue) => `${issue} written`);
+      throw Object.assign(new Error('Query read timeout'), { code: undefined });
     });
-    const first = batches.submit('a');
-    unavailable = true;
-    const later = ['b', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
-    assert.equal(await first, 'a written');
-    assert.deepEqual(await Promise.all(later), ['Query read timeout', 'Query read timeout']);
-    assert.deepEqual(calls, [['a'], ['b', 'c']]);
+    const outcomes = ['b', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
+    assert.deepEqual(await Promise.all(outcomes), ['Query read timeout', 'Query read timeout']);
+    assert.deepEqual(calls, [['b', 'c']]);
   });
 
-  it('answers a lone issue whose statement failed with its error, and goes on with the next batch', async () => {
+  it('answers a lone issue whose batch failed with its error, and goes on with the next batch', async () => {
     const { calls, run } = heldRunner((issue) => issue === 'bad');
     const batches = new Batches(run);
     const bad = batches.submit('bad');
+    await turn();
     const next = batches.submit('a');
-    await turn();
-    calls[0]!.finish();
+    await finishAll(calls, [bad.catch(() => undefined), next]);
     await assert.rejects(bad, /cannot write bad/);
-    await turn();
-    calls[1]!.finish();
     assert.equal(await next, 'a written');
   });
 
@@ -95,12 +89,7 @@ describe('batches', () => {
     const { calls, run } = heldRunner();
     const batches = new Batches(run);
     const outcomes = Array.from({ length: 101 }, (_, index) => batches.submit(`i${index}`));
-    for (let call = 0; call < 3; call++) {
-      await turn();
-      calls[call]!.finish();
-      await turn();
-    }
-    await Promise.all(outcomes);
-    assert.deepEqual(calls.map((call) => call.issues.length), [1, 64, 36]);
+    await finishAll(calls, outcomes);
+    assert.deepEqual(calls.map((call) => call.issues.length), [64, 37]);
   });
 });

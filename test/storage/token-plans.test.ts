@@ -17,21 +17,25 @@ import type { OpenedStorage } from '../../src/storage/open.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, DAY, MINUTE, accessTokenFor, auditEvent, codeFor, createGrant, deleteApplication, refreshTokenFor, revokeGrant } from './fixtures.ts';
 
-/** Keeps every query the stores build, for explaining afterwards. */
+/** Keeps every query the stores run, for explaining afterwards. */
 class StatementRecorder implements KyselyPlugin {
   nodes: RootOperationNode[] = [];
+  /** Every query built, by id: a query built into another (a part of a WITH) is never run itself. */
+  private readonly built = new Map<unknown, RootOperationNode>();
 
   /** Forgets what was recorded so far: the setup's statements are not under test. */
   restart(): void {
     this.nodes = [];
   }
 
-  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
-    this.nodes.push(node);
+  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
+    this.built.set(queryId, node);
     return node;
   }
 
-  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+  async transformResult({ result, queryId }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const node = this.built.get(queryId);
+    if (node !== undefined) this.nodes.push(node);
     return result;
   }
 }

@@ -17,7 +17,9 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
   };
 }
 
-const AUDIT_EVENT_COLUMNS = everyColumn<AuditEventRow>()(['id', 'type', 'user_id', 'application_id', 'ip', 'detail', 'created_at']);
+/** The columns an audit event is written with; its id is generated. */
+export const NEW_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type', 'user_id', 'application_id', 'ip', 'detail', 'created_at']);
+const AUDIT_EVENT_COLUMNS = ['id', ...NEW_EVENT_COLUMNS] as const;
 
 export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
   return {

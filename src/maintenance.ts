@@ -13,22 +13,13 @@ export const PURGE_RETENTION_MS = 60 * 60 * 1000;
 export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
 
 /**
- * On SQLite a purge batch runs on the event loop (better-sqlite3 is synchronous),
- * so requests wait while it runs. The server's purge there takes at most a
- * fortieth of the time while requests keep the loop busy, resting thirty-nine
- * times as long as each batch took: an unpaced purge of a large backlog cut the
- * bearer GET to a fifth of its throughput, a tenth left it at 0.77-0.86x and a
- * twentieth, on some days, at 0.79-0.87x, below the 0.9x we hold it to, since the
- * purge also pushes the requests' data out of the processor's caches
- * (docs/performance.md). A purge run by hand rests as long as it works: it may run
- * beside a server on the same file, whose writers wait for the write lock
- * meanwhile, and that wait blocks their event loop too. On PostgreSQL a batch runs
- * in the database server while requests go on, but where the server shares the
- * machine (as on the benchmark's two cores) its work takes CPU the requests would
- * have used: the server's purge there takes a tenth of the time. Its batches cost
- * the database 2-3 µs of CPU a row (kysely/purge.ts), so a tenth still deleted
- * 10,400-15,600 tokens a second under the benchmark's load, twice what its
- * busiest token endpoint issued (docs/performance.md). By hand it only yields.
+ * The share of the time the purge may take. On SQLite a batch runs on the event
+ * loop and requests wait for it, so the server's purge takes a fortieth of the
+ * time under load: more kept the bearer GET during a purge below its target. By
+ * hand it rests as long as it works, since a server on the same file waits for
+ * its write lock meanwhile. On PostgreSQL a batch runs in the database server,
+ * which on a shared machine still takes CPU from requests: a tenth of the time
+ * deletes several times what the busiest token endpoint issues.
  */
 const PURGE_SHARE = {
   sqlite: { background: 0.025, byHand: 0.5 },
@@ -43,13 +34,8 @@ const PURGE_SHARE = {
 const PURGE_IDLE_SHARE = 0.25;
 
 /**
- * A purge batch's own work takes milliseconds: on SQLite 2.9 ms median and 100 ms at
- * most, with a WAL checkpoint, among a million dead tokens (`bench/purge-batches.ts`,
- * README, Durability), which under load rests 113 ms and a second. A batch that took
- * seconds spent them waiting, on SQLite for another process's write lock on the file
- * (up to busy_timeout, 5 s): that held the event loop once and will not again, yet
- * the purge, at a twentieth then, rested nineteen times as long, a minute and a
- * half, before its next batch.
+ * A batch's own work takes milliseconds; one that took seconds spent them waiting
+ * for another process's write lock, and its rest must not grow with that wait.
  */
 const PURGE_MAX_REST_MS = 1000;
 

@@ -17,8 +17,7 @@ export async function verifyAccessToken(token: string, deps: BearerDeps): Promis
   if (!hasCredentialShape('accessToken', token)) throw malformedToken();
   const tokenHash = hashCredential(token);
   // A token held in memory was found in the database before, so it is well
-  // formed: its checksum, a SHA-256 of its own (5% of a bearer GET's
-  // instructions), is checked only on the way to the database.
+  // formed: its checksum, a second SHA-256, is checked only on the way to the database.
   const stored = deps.tokens.recallAccessToken?.(tokenHash) ?? await readAccessToken(token, tokenHash, deps);
   if (stored === undefined) throw new OAuthError('invalid_token', 'The access token is unknown');
   if (stored.revokedAt !== null) throw new OAuthError('invalid_token', 'The access token was revoked');

@@ -9,10 +9,9 @@ export interface RandomSource {
 const POOL_BYTES = 4096;
 
 /**
- * The system's cryptographic random bytes, drawn 4 KiB at a time (the way
- * Node's own randomUUID keeps a cache): a call into OpenSSL for each 32-byte
- * credential was ~5 µs of a token issue's CPU (docs/performance.md). Each byte
- * is handed out once, as a copy, and wiped from the pool as it goes.
+ * The system's cryptographic random bytes, drawn 4 KiB at a time, as Node's own
+ * randomUUID keeps a cache, rather than a call into OpenSSL for every credential.
+ * Each byte is handed out once, as a copy, and wiped from the pool as it goes.
  */
 export function pooledCryptoRandom(): RandomSource {
   const pool = Buffer.alloc(POOL_BYTES);

@@ -86,7 +86,7 @@ export function isWellFormedCredential(kind: CredentialKind, value: string): boo
  * sort after older ones: each insert into the table's primary-key index lands at its
  * right-hand end, in pages that the previous inserts already touched, instead of on
  * a random page of an index far larger than memory, which each commit would write
- * again whole (docs/performance.md). The time is no secret: the token response says
+ * again whole. The time is no secret: the token response says
  * it (`created_at`), and the hash still covers all 256 random bits.
  */
 export function hashCredential(value: string): string {
@@ -113,10 +113,8 @@ function base64urlBits24(value: string, start: number): number {
 
 /**
  * The issue time a well-shaped time-ordered credential carries, in 12 hex digits;
- * '' for any other value. Its 8 base64url digits are the time's 6 bytes, read
- * in two halves of 24 bits, small integers that V8 writes in hex cheaply (the
- * whole time, a double, took three times as long): through a Buffer this took
- * 4.3k instructions of every bearer request (docs/performance.md).
+ * '' for any other value. Its 8 base64url digits are the time's 6 bytes, read in
+ * two halves of 24 bits without a Buffer, since every bearer request hashes its token.
  */
 function issueTimeHex(value: string): string {
   for (const prefix of TIME_ORDERED_PREFIXES) {

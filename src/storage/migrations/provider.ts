@@ -7,14 +7,12 @@ import { secretRevealsMigration } from './0002-secret-reveals.ts';
 import { purgeIndexesMigration } from './0003-purge-indexes.ts';
 import { loginFailuresAgeIndexMigration } from './0004-login-failures-age-index.ts';
 import { tokenOriginCodeMigration } from './0005-token-origin-code.ts';
-import { changeNoticesMigration } from './0006-change-notices.ts';
-import { applicationNoticesMigration } from './0007-application-notices.ts';
-import { quietPurgeNoticesMigration } from './0008-quiet-purge-notices.ts';
 import { activityIndexMigration } from './0009-activity-index.ts';
 import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-refresh-token.ts';
 import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-unindexed.ts';
 import { roomForSpendingMigration } from './0012-room-for-spending.ts';
 import { changesAnnouncedByStoresMigration } from './0013-changes-announced-by-stores.ts';
+import { retiredMigration } from './retired.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly kind: StorageKind) {}
@@ -26,9 +24,9 @@ class CodeMigrationProvider implements MigrationProvider {
       '0003-purge-indexes': purgeIndexesMigration(),
       '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
       '0005-token-origin-code': tokenOriginCodeMigration(),
-      '0006-change-notices': changeNoticesMigration(),
-      '0007-application-notices': applicationNoticesMigration(),
-      '0008-quiet-purge-notices': quietPurgeNoticesMigration(),
+      '0006-change-notices': retiredMigration(),
+      '0007-application-notices': retiredMigration(),
+      '0008-quiet-purge-notices': retiredMigration(),
       '0009-activity-index': activityIndexMigration(),
       '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
       '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),

@@ -29,7 +29,7 @@ import { registerSignUp } from './http/routes/sign-up.ts';
 import { registerTokenInfo } from './http/routes/token-info.ts';
 import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
 import { answerMalformedHttp, refuseRequestsWhileClosing } from './http/connection-errors.ts';
-import { createSessions } from './http/sessions.ts';
+import { createSessions, registerSessionCookies } from './http/sessions.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
+  await registerSessionCookies(app);
   const metrics = createMetrics(deps.storage);
   registerMetrics(app, metrics, everyResponse);
   const limiter = createRateLimiter(config.redisUrl, { logger: deps.logger, keyPrefix: deps.rateLimitKeyPrefix });

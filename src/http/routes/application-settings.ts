@@ -15,7 +15,6 @@ import {
 } from '../../web/application-form-page.ts';
 import { renderApplicationConfirm, renderApplicationDetail, renderApplicationList } from '../../web/application-pages.ts';
 import { pageUser } from '../../web/page-user.ts';
-import { readCookie } from '../cookies.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
 import { type Params, parseQuery } from '../form-body.ts';
@@ -37,7 +36,7 @@ const NOTICES: Record<string, string> = {
 
 /** The browser's session id: the key a waiting secret is sealed with. The guard has checked it. */
 function sessionId(request: FastifyRequest): string {
-  return readCookie(request.headers.cookie, SESSION_COOKIE)!;
+  return request.cookies[SESSION_COOKIE]!;
 }
 
 function notice(request: FastifyRequest): string | undefined {

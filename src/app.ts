@@ -30,6 +30,7 @@ import { registerTokenInfo } from './http/routes/token-info.ts';
 import { registerSecurityHeaders, setSecurityHeaders } from './http/security-headers.ts';
 import { answerMalformedHttp, refuseRequestsWhileClosing } from './http/connection-errors.ts';
 import { createSessions, registerSessionCookies } from './http/sessions.ts';
+import { malformedQueryError, parseQueryString } from './http/form-body.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
 import { oauthPaths } from './oauth/metadata.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
@@ -58,6 +59,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Each request's logger is made when it first logs (http/request-logger.ts).
     childLoggerFactory: deferredChildLogger,
     forceCloseConnections: 'idle',
+    // request.query is read with the rules of a form body (form-body.ts), not leniently.
+    routerOptions: { querystringParser: parseQueryString },
     // A path with bad percent-encoding or an overlong parameter fails before any
     // route (and before any hook); without this Fastify answers in its own shape
     // instead of RFC 6749 §5.2.
@@ -71,6 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
   everyResponse.attach(app);
   refuseRequestsWhileClosing(app);
+  // request.query is parsed for every route, so every route refuses a malformed
+  // one, as Fastify refuses a malformed path: 400 invalid_request (RFC 6749 §5.2).
+  app.addHook('onRequest', (request, _reply, done) => done(malformedQueryError(request.query)));
   registerAccessLog(app, everyResponse, deps.logger);
   registerBodyParsers(app);
   registerErrorHandling(app);

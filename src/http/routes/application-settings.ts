@@ -17,7 +17,7 @@ import { renderApplicationConfirm, renderApplicationDetail, renderApplicationLis
 import { pageUser } from '../../web/page-user.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
-import { type Params, parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import { SESSION_COOKIE, type Sessions } from '../sessions.ts';
 
@@ -40,7 +40,7 @@ function sessionId(request: FastifyRequest): string {
 }
 
 function notice(request: FastifyRequest): string | undefined {
-  const key = parseQuery(request.url).notice;
+  const key = (request.query as Params).notice;
   return key === undefined ? undefined : NOTICES[key];
 }
 

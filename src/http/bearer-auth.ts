@@ -7,7 +7,8 @@ import type { Params } from './form-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    accessToken?: AccessToken;
+    /** The verified bearer token, on bearer API routes once authentication has passed. */
+    accessToken: AccessToken | null;
   }
 }
 

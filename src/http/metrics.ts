@@ -2,11 +2,9 @@
 // not share counts. Every label is bounded: route patterns (never raw URLs), HTTP
 // methods, status codes, grant types and the OAuthErrorCode union. No token,
 // client id or user id is ever a label.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthErrorCode } from '../oauth/errors.ts';
 import type { Storage } from '../storage/stores.ts';
-import { errorCodeOf } from './errors.ts';
-import type { EveryResponse } from './every-response.ts';
 import { PROMETHEUS_CONTENT_TYPE, counter, exposition, labelledCounter } from './prometheus-text.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
@@ -18,6 +16,8 @@ export interface Metrics {
   /** Everything counted, in the text format. */
   scrape(): string;
 }
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 export function createMetrics(storage: Pick<Storage, 'readsFromMemory'>): Metrics {
   const tokensIssued = labelledCounter('folio_tokens_issued_total', 'Token responses issued, by grant type', 'grant_type');
@@ -49,17 +49,15 @@ export function createMetrics(storage: Pick<Storage, 'readsFromMemory'>): Metric
   };
 }
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+/** Counts a response Fastify has sent. */
+export function countResponse(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
+  // The not-found handler and a path refused before routing have no route pattern:
+  // every such path is one label value.
+  const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
+  const method = METHODS.has(request.method) ? request.method : 'OTHER';
+  metrics.countResponse(route, method, reply.statusCode, reply.elapsedTime / 1000, reply.oauthErrorCode);
+}
 
-/** Add before the routes, so the response hook sees every one of them. */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyResponse: EveryResponse): void {
-  everyResponse.observe((request, reply) => {
-    // The not-found handler and a path refused before routing have no route pattern:
-    // every such path is one label value.
-    const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
-    const method = METHODS.has(request.method) ? request.method : 'OTHER';
-    metrics.countResponse(route, method, reply.statusCode, reply.elapsedTime / 1000, errorCodeOf(reply));
-  });
-
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.scrape()));
 }

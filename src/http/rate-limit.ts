@@ -32,13 +32,12 @@ export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): vo
     return new OAuthError('rate_limited', `Too many requests for this application and user; try again in ${resetSeconds} s`);
   };
   // preHandler runs after every onRequest hook, so bearer authentication (a
-  // route's onRequest) has set request.accessToken by now. Requests without
-  // one are not bearer API requests, or failed authentication: not counted.
-  // A callback hook, not an async one: the in-memory limiter answers at once,
-  // and this runs on every bearer API request.
+  // route's onRequest) has set request.accessToken by now; a request that
+  // failed it never gets here, and is not counted. A callback hook: the
+  // in-memory limiter answers without a promise.
   app.addHook('preHandler', (request, reply, done) => {
     const token = request.accessToken;
-    if (token === undefined) return done();
+    if (!token) return done();
     const key = `${token.applicationId}:${token.userId}`;
     let outcome: RateLimitResult | Promise<RateLimitResult>;
     try {

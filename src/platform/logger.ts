@@ -1,10 +1,8 @@
 // Nothing secret in logs (DESIGN §2): tokens, secrets, codes, passwords and
 // cookies are redacted wherever they appear in a log object or a logged URL.
-import { writeSync } from 'node:fs';
 import { destination as pinoDestination, pino, stdSerializers, symbols, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config.ts';
 import { credentialPrefixes } from './secrets.ts';
-import { batchedLines, type LineSink } from './log-batching.ts';
 import { createTimeText, jsonValue, millisecondsJson } from './log-json.ts';
 
 export const REDACTED = '[redacted]';
@@ -169,41 +167,17 @@ const loggerOptions: Pick<LoggerOptions, 'serializers' | 'formatters'> = {
   formatters: { log: (object) => scrubSecrets(object) },
 };
 
-const STDOUT = 1;
-const WAIT_FOR_PIPE = new Int32Array(new SharedArrayBuffer(4));
-
-/** All of `text` to `fd` before returning, waiting out a full non-blocking pipe. */
-function writeAllSync(fd: number, text: string): void {
-  let rest = Buffer.from(text);
-  while (rest.length > 0) {
-    try {
-      rest = rest.subarray(writeSync(fd, rest));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(WAIT_FOR_PIPE, 0, 0, 1);
-    }
-  }
-}
-
-/** Standard output through sonic-boom, with the synchronous last write batchedLines makes at exit. */
-function standardOutput(): LineSink & { flush(callback?: (error?: Error) => void): void } {
-  const stdout = pinoDestination({ dest: STDOUT, sync: false });
-  return {
-    write: (text) => stdout.write(text),
-    flushSync: () => stdout.flushSync(),
-    flush: (callback) => stdout.flush(callback),
-    writeSync(text) {
-      stdout.flushSync();
-      writeAllSync(STDOUT, text);
-    },
-  };
+/**
+ * Standard output, written asynchronously a few KiB at a time rather than a
+ * write per line. pino flushes what is held when the process exits; the timer
+ * writes it out when traffic is too light to fill a buffer. A kill -9 may lose
+ * the last lines of the log, never data.
+ */
+function standardOutput(): DestinationStream {
+  return pinoDestination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }) as DestinationStream;
 }
 
 /** The process logger; pass it to Fastify as `loggerInstance` so requests share the redaction. */
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = { ...loggerOptions, level: config.logLevel };
-  // Asynchronous writes, gathered for up to 10 ms (log-batching.ts):
-  // a write per access-log line cost a cached bearer GET 8% of its CPU. A kill -9
-  // may lose the last lines of the log, never data; an exit writes them out.
-  return pino(options, destination ?? batchedLines(standardOutput()) as DestinationStream);
+  return pino({ ...loggerOptions, level: config.logLevel }, destination ?? standardOutput());
 }

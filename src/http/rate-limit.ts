@@ -1,5 +1,8 @@
 // Bearer API rate limits per application and user (DESIGN §2), with the
 // RateLimit-* fields of draft-ietf-httpapi-ratelimit-headers on every answer.
+// Not @fastify/rate-limit: its stores count by the wall clock, not the injected
+// Clock, and do not warn when Redis fails open, so ours would stay beneath it as
+// custom stores, with its promise per request and a hook of our own for RateLimit-Policy.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { Clock } from '../platform/clock.ts';

@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { Params } from './form-body.ts';
-import type { Sessions, SignedIn } from './sessions.ts';
+import type { Sessions } from './sessions.ts';
 
 /** onRequest hook for signed-in pages: request.signedIn is set after it, or the answer is a redirect to /login. */
 export function requireSignedIn(sessions: Sessions) {

@@ -3,11 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import { type BearerDeps, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { AccessToken } from '../storage/records.ts';
-import { parseQuery } from './form-body.ts';
+import type { Params } from './form-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    accessToken?: AccessToken;
+    /** The verified bearer token, on bearer API routes once authentication has passed. */
+    accessToken: AccessToken | null;
   }
 }
 
@@ -25,8 +26,7 @@ export function presentsBearerCredentials(header: string | undefined): boolean {
 export function bearerAuthentication(deps: BearerDeps, scope: string | null) {
   return async function authenticateBearer(request: FastifyRequest): Promise<void> {
     // A token in a URL ends up in logs and Referer headers (RFC 6750 §5.3); refuse it outright.
-    const query = request.url.includes('?') ? parseQuery(request.url) : {};
-    if ('access_token' in query) {
+    if ('access_token' in (request.query as Params)) {
       throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not the query string');
     }
     const header = request.headers.authorization;

@@ -1,5 +1,5 @@
-// Fastify content-type parsers for the three body types clients send.
-import Busboy from 'busboy';
+// Fastify content-type parsers for the three body types clients send (DESIGN §2).
+import { Busboy } from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { OAuthError } from '../oauth/errors.ts';
@@ -7,6 +7,7 @@ import { MAX_PARAMS, type Params, collectParams, decodeUtf8, paramsFromJson, par
 
 export const BODY_LIMIT = 64 * 1024;
 const MAX_FIELD_BYTES = 8 * 1024;
+const MAX_NAME_BYTES = 100;
 
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -29,14 +30,17 @@ function parseWith(parse: () => Params, done: (error: Error | null, body?: Param
   }
 }
 
-/** multipart/form-data with text fields only: a file part or a truncated body is invalid_request. */
+const tooMany = () => new OAuthError('invalid_request', `At most ${MAX_PARAMS} parameters are accepted`);
+const noFiles = () => new OAuthError('invalid_request', 'File uploads are not accepted');
+
+/** multipart/form-data (RFC 7578) with text fields only: a file part or a truncated body is invalid_request. */
 function parseMultipart(request: FastifyRequest, payload: Readable): Promise<Params> {
   return new Promise((resolve, reject) => {
-    let busboy: Busboy.Busboy;
+    let busboy: InstanceType<typeof Busboy>;
     try {
-      busboy = Busboy({
-        headers: request.headers,
-        defParamCharset: 'utf8',
+      busboy = new Busboy({
+        headers: request.headers as { 'content-type': string },
+        defCharset: 'utf8',
         limits: { fields: MAX_PARAMS, fieldSize: MAX_FIELD_BYTES, files: 0, parts: MAX_PARAMS },
       });
     } catch {
@@ -57,22 +61,17 @@ function parseMultipart(request: FastifyRequest, payload: Readable): Promise<Par
       received += chunk.length;
       if (received > BODY_LIMIT) fail(new OAuthError('payload_too_large', `The request body must be at most ${BODY_LIMIT} bytes`));
     });
-    busboy.on('field', (name: string | undefined, value, info) => {
-      // RFC 7578 §4.2: every part names its field. busboy hands over undefined when
-      // one does not, and a throw here, outside any request handler, killed the process.
+    busboy.on('field', (name: string | undefined, value, _nameTruncated, valueTruncated) => {
+      // RFC 7578 §4.2: every part names its field; the parser hands over undefined when one does not.
       if (name === undefined) fail(new OAuthError('invalid_request', 'A multipart part has no field name'));
-      else if (info.valueTruncated || info.nameTruncated) fail(new OAuthError('invalid_request', `Parameter ${name.slice(0, 40)} is too long`));
+      else if (valueTruncated || Buffer.byteLength(name) > MAX_NAME_BYTES) fail(new OAuthError('invalid_request', `Parameter ${name.slice(0, 40)} is too long`));
       else pairs.push([name, value]);
     });
-    busboy.on('file', (_name, file) => {
-      file.resume();
-      fail(new OAuthError('invalid_request', 'File uploads are not accepted'));
-    });
-    busboy.on('filesLimit', () => fail(new OAuthError('invalid_request', 'File uploads are not accepted')));
-    busboy.on('fieldsLimit', () => fail(new OAuthError('invalid_request', `At most ${MAX_PARAMS} parameters are accepted`)));
-    busboy.on('partsLimit', () => fail(new OAuthError('invalid_request', `At most ${MAX_PARAMS} parameters are accepted`)));
+    busboy.on('filesLimit', () => fail(noFiles()));
+    busboy.on('fieldsLimit', () => fail(tooMany()));
+    busboy.on('partsLimit', () => fail(tooMany()));
     busboy.on('error', () => fail(new OAuthError('invalid_request', 'The multipart body is malformed or truncated')));
-    busboy.on('close', () => {
+    busboy.on('finish', () => {
       if (failure !== undefined) return;
       try {
         resolve(collectParams(pairs));

@@ -14,6 +14,10 @@ declare module 'fastify' {
     /** Errors on this route are bearer errors and carry WWW-Authenticate (RFC 6750 §3). */
     bearer?: boolean;
   }
+  interface FastifyReply {
+    /** The OAuth error code the reply answered with, if it was an error (for metrics). */
+    oauthErrorCode: OAuthErrorCode | undefined;
+  }
 }
 
 const BEARER_REALM = 'Bearer realm="folio"';
@@ -41,15 +45,8 @@ export function classifyError(error: unknown): OAuthError {
   }
 }
 
-const errorCodeByReply = new WeakMap<FastifyReply, OAuthErrorCode>();
-
-/** The error code a reply was answered with, if it was an error (for metrics). */
-export function errorCodeOf(reply: FastifyReply): OAuthErrorCode | undefined {
-  return errorCodeByReply.get(reply);
-}
-
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: OAuthError): FastifyReply {
-  errorCodeByReply.set(reply, error.code);
+  reply.oauthErrorCode = error.code;
   reply.code(error.status);
   if (error.code === 'invalid_client' && /^basic\b/i.test(request.headers.authorization ?? '')) {
     // RFC 6749 §5.2: answer a failed Basic attempt with a Basic challenge.
@@ -68,6 +65,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: O
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.decorateReply('oauthErrorCode', undefined);
   app.setErrorHandler((error, request, reply) => {
     // Signed out (in another tab, say) after the page's guard let the request in: the
     // write undid itself, and the page answers as its guard would have.

@@ -18,8 +18,6 @@ export function createEveryResponse() {
 
     /** Call once, on the root instance: one hook calls every observer. */
     attach(app: FastifyInstance): void {
-      // One callback hook for all: each hook, and an async one's promise, is a
-      // step of Fastify's hook runner on every response.
       app.addHook('onResponse', (request, reply, done) => {
         for (const observer of observers) observer(request, reply);
         done();

@@ -5,7 +5,10 @@ import { OAuthError } from '../oauth/errors.ts';
 
 export type Params = Record<string, string>;
 
-const repeatedByBody = new WeakMap<object, string[]>();
+/** Where a Params object keeps the names it saw twice; a symbol, so no parameter can be named it. */
+const REPEATED = Symbol('repeated parameters');
+/** Where an unparseable query string's Params keeps the error (see parseQueryString). */
+const MALFORMED = Symbol('malformed query string');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export const MAX_PARAMS = 100;
@@ -25,8 +28,8 @@ export function collectParams(pairs: Iterable<[string, string]>): Params {
     }
     params[name] = value;
   }
-  // Most bodies repeat nothing, and repeatedParamsOf answers [] for a body not held.
-  if (repeated.length > 0) repeatedByBody.set(params, repeated);
+  // Not enumerable: the names travel with the object but are no parameter of it.
+  if (repeated.length > 0) Object.defineProperty(params, REPEATED, { value: repeated });
   return params;
 }
 
@@ -39,7 +42,7 @@ function refuseNul(text: string): void {
 }
 
 export function repeatedParamsOf(params: object | undefined | null): string[] {
-  return (params && repeatedByBody.get(params)) || [];
+  return (params as { [REPEATED]?: string[] } | null | undefined)?.[REPEATED] ?? [];
 }
 
 export function decodeUtf8(bytes: Buffer): string {
@@ -51,8 +54,7 @@ export function decodeUtf8(bytes: Buffer): string {
 }
 
 function decodeComponent(text: string): string {
-  // Without '%' or '+' there is nothing to decode, and decodeURIComponent would
-  // still cost a call into V8's runtime for each name and value.
+  // Most names and values are plain: nothing to decode.
   if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
@@ -118,8 +120,23 @@ function topLevelKeys(json: string): string[] {
   return keys;
 }
 
-/** The query string of a URL, parsed with the same strict rules as a form body. */
-export function parseQuery(url: string): Params {
-  const question = url.indexOf('?');
-  return parseUrlEncoded(question === -1 ? '' : url.slice(question + 1));
+/**
+ * Fastify's querystringParser: a query string read with the same strict rules as a
+ * form body. It must not throw (a throw there escapes Fastify's request handling
+ * and ends the process), so a malformed query string becomes an empty query that
+ * carries its error, for malformedQueryError to answer with.
+ */
+export function parseQueryString(text: string): Params {
+  try {
+    return parseUrlEncoded(text);
+  } catch (error) {
+    const empty: Params = Object.create(null);
+    Object.defineProperty(empty, MALFORMED, { value: error });
+    return empty;
+  }
+}
+
+/** The error a query string parsed by parseQueryString was refused with, if it was. */
+export function malformedQueryError(query: unknown): Error | undefined {
+  return (query as { [MALFORMED]?: Error } | null | undefined)?.[MALFORMED];
 }

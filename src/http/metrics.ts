@@ -1,14 +1,11 @@
-// Prometheus metrics at GET /metrics. One set per app, so instances and tests do
-// not share counts. Every label is bounded: route patterns (never raw URLs), HTTP
-// methods, status codes, grant types and the OAuthErrorCode union. No token,
-// client id or user id is ever a label.
-import type { FastifyInstance } from 'fastify';
+// Prometheus metrics at GET /metrics, through prom-client. One registry per app,
+// so instances and tests do not share counts. Every label is bounded: route
+// patterns (never raw URLs), HTTP methods, status codes, grant types and the
+// OAuthErrorCode union. No token, client id or user id is ever a label.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OAuthErrorCode } from '../oauth/errors.ts';
 import type { Storage } from '../storage/stores.ts';
-import { errorCodeOf } from './errors.ts';
-import type { EveryResponse } from './every-response.ts';
-import { PROMETHEUS_CONTENT_TYPE, counter, exposition, labelledCounter } from './prometheus-text.ts';
-import { createRequestMetrics } from './request-metrics.ts';
 
 export interface Metrics {
   countTokenIssued(grantType: string): void;
@@ -16,50 +13,59 @@ export interface Metrics {
   /** One response: its route pattern (or 'unmatched'), method, status, seconds taken and OAuth error code, if any. */
   countResponse(route: string, method: string, status: number, seconds: number, error: OAuthErrorCode | undefined): void;
   /** Everything counted, in the text format. */
-  scrape(): string;
+  scrape(): Promise<string>;
+  readonly contentType: string;
 }
 
-export function createMetrics(storage: Pick<Storage, 'readsFromMemory'>): Metrics {
-  const tokensIssued = labelledCounter('folio_tokens_issued_total', 'Token responses issued, by grant type', 'grant_type');
-  const rateLimited = counter('folio_rate_limit_rejections_total', 'API requests refused with 429 rate_limited');
-  const requests = createRequestMetrics();
-  const errors = labelledCounter('folio_oauth_errors_total', 'Error answers by OAuth error code', 'error');
-  const families = [
-    tokensIssued,
-    rateLimited,
-    {
-      name: 'folio_reads_from_memory',
-      help: '1 while bearer reads and client look-ups may be answered from memory, 0 while each goes to the database',
-      type: 'gauge',
-      // Read when scraped: on PostgreSQL a 0 means this instance has lost the connection
-      // that hears other instances' changes, and every bearer request reads the database.
-      samples: () => [{ labels: {}, value: storage.readsFromMemory() ? 1 : 0 }],
-    },
-    ...requests.families,
-    errors,
-  ] as const;
-  return {
-    countTokenIssued: (grantType) => tokensIssued.inc(grantType),
-    countRateLimited: () => rateLimited.inc(),
-    countResponse(route, method, status, seconds, error) {
-      requests.record(route, method, status, seconds);
-      if (error !== undefined) errors.inc(error);
-    },
-    scrape: () => exposition(families),
-  };
-}
+export const REQUEST_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
-/** Add before the routes, so the response hook sees every one of them. */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, everyResponse: EveryResponse): void {
-  everyResponse.observe((request, reply) => {
-    // The not-found handler and a path refused before routing have no route pattern:
-    // every such path is one label value.
-    const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
-    const method = METHODS.has(request.method) ? request.method : 'OTHER';
-    metrics.countResponse(route, method, reply.statusCode, reply.elapsedTime / 1000, errorCodeOf(reply));
+export function createMetrics(storage: Pick<Storage, 'readsFromMemory'>): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const tokens = new Counter({ name: 'folio_tokens_issued_total', help: 'Token responses issued, by grant type', labelNames: ['grant_type'], registers });
+  const rateLimited = new Counter({ name: 'folio_rate_limit_rejections_total', help: 'API requests refused with 429 rate_limited', registers });
+  new Gauge({
+    name: 'folio_reads_from_memory',
+    help: '1 while bearer reads and client look-ups may be answered from memory, 0 while each goes to the database',
+    registers,
+    // Read when scraped: on PostgreSQL a 0 means this instance has lost the connection
+    // that hears other instances' changes, and every bearer request reads the database.
+    collect() {
+      this.set(storage.readsFromMemory() ? 1 : 0);
+    },
   });
+  const requests = new Counter({
+    name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers,
+  });
+  const duration = new Histogram({
+    name: 'folio_http_request_duration_seconds', help: 'HTTP request latency by route pattern and method',
+    labelNames: ['route', 'method'], buckets: REQUEST_DURATION_BUCKETS, registers,
+  });
+  const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers });
+  return {
+    countTokenIssued: (grantType) => tokens.inc({ grant_type: grantType }),
+    countRateLimited: () => rateLimited.inc(),
+    countResponse(route, method, status, seconds, error) {
+      requests.inc({ route, method, status: String(status) });
+      duration.observe({ route, method }, seconds);
+      if (error !== undefined) errors.inc({ error });
+    },
+    scrape: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
 
-  app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.scrape()));
+/** Counts a response Fastify has sent. */
+export function countResponse(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
+  // The not-found handler and a path refused before routing have no route pattern:
+  // every such path is one label value.
+  const route = request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched';
+  const method = METHODS.has(request.method) ? request.method : 'OTHER';
+  metrics.countResponse(route, method, reply.statusCode, reply.elapsedTime / 1000, reply.oauthErrorCode);
+}
+
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
+  app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
 }

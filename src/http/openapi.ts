@@ -29,7 +29,10 @@ export function securitySchemes(issuer: string) {
   } as const;
 }
 
-/** Must run before any documented route is added: the generator collects routes as they are registered. */
+/**
+ * Register before any documented route is added: the generator collects routes as
+ * they are registered, and only on the instance it is registered on and below it.
+ */
 export async function registerOpenApi(app: FastifyInstance, deps: { issuer: string }): Promise<void> {
   await app.register(swagger, {
     hideUntagged: true,
@@ -48,6 +51,9 @@ export async function registerOpenApi(app: FastifyInstance, deps: { issuer: stri
       components: { securitySchemes: securitySchemes(deps.issuer) },
     },
   });
+}
+
+export function registerOpenApiDocument(app: FastifyInstance): void {
   // Built on first request, once every route is registered.
   app.get(openApiPaths.document, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');

@@ -3,20 +3,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { Params } from './form-body.ts';
-import type { Sessions, SignedIn } from './sessions.ts';
+import type { Sessions } from './sessions.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    signedIn?: SignedIn;
-  }
-}
-
-/** onRequest hook for signed-in pages: sets request.signedIn or redirects to /login. */
+/** onRequest hook for signed-in pages: request.signedIn is set after it, or the answer is a redirect to /login. */
 export function requireSignedIn(sessions: Sessions) {
   return async function guardPage(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const signedIn = await sessions.current(request);
-    if (signedIn === undefined) return sendToSignIn(request, reply);
-    request.signedIn = signedIn;
+    if ((await sessions.current(request)) === undefined) return sendToSignIn(request, reply);
   };
 }
 

@@ -1,5 +1,8 @@
 // Bearer API rate limits per application and user (DESIGN §2), with the
 // RateLimit-* fields of draft-ietf-httpapi-ratelimit-headers on every answer.
+// Not @fastify/rate-limit: its stores count by the wall clock, not the injected
+// Clock, and do not warn when Redis fails open, so ours would stay beneath it as
+// custom stores, with its promise per request and a hook of our own for RateLimit-Policy.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -32,13 +35,12 @@ export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): vo
     return new OAuthError('rate_limited', `Too many requests for this application and user; try again in ${resetSeconds} s`);
   };
   // preHandler runs after every onRequest hook, so bearer authentication (a
-  // route's onRequest) has set request.accessToken by now. Requests without
-  // one are not bearer API requests, or failed authentication: not counted.
-  // A callback hook, not an async one: the in-memory limiter answers at once,
-  // and this runs on every bearer API request.
+  // route's onRequest) has set request.accessToken by now; a request that
+  // failed it never gets here, and is not counted. A callback hook: the
+  // in-memory limiter answers without a promise.
   app.addHook('preHandler', (request, reply, done) => {
     const token = request.accessToken;
-    if (token === undefined) return done();
+    if (!token) return done();
     const key = `${token.applicationId}:${token.userId}`;
     let outcome: RateLimitResult | Promise<RateLimitResult>;
     try {

@@ -25,7 +25,6 @@ export function setSecurityHeaders(reply: FastifyReply): void {
 }
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  // A callback hook: an async one costs a promise on every response.
   app.addHook('onSend', (_request, reply, payload, done) => {
     setSecurityHeaders(reply);
     done(null, payload);

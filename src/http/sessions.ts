@@ -1,14 +1,14 @@
 // Browser sessions, stored in the database so any instance can serve any
 // request. The cookie holds a random id; only its hash is stored. A new id is
 // issued at every sign-in (session fixation, OWASP ASVS 3.2.1).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
 import type { NewAuditEvent, Session, User } from '../storage/records.ts';
 import type { SessionStore, UserStore } from '../storage/stores.ts';
-import { readCookie, serializeCookie } from './cookies.ts';
 
 export const SESSION_COOKIE = 'folio_session';
 const CSRF_COOKIE = 'folio_csrf';
@@ -22,6 +22,22 @@ export interface SignedIn {
   user: User;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's session, looked up once: undefined until then, null when there is none. */
+    signedIn: SignedIn | null | undefined;
+  }
+}
+
+/**
+ * What a group of pages needs before it can use Sessions: cookies parsed and set
+ * (only pages carry any), and a place for the request's session.
+ */
+export async function registerSessionCookies(app: FastifyInstance): Promise<void> {
+  await app.register(cookie);
+  app.decorateRequest('signedIn', undefined);
+}
+
 export interface SessionDeps {
   sessions: SessionStore;
   users: Pick<UserStore, 'findUserById'>;
@@ -33,12 +49,12 @@ export interface SessionDeps {
 export type Sessions = ReturnType<typeof createSessions>;
 
 export function createSessions(deps: SessionDeps) {
-  const loaded = new WeakMap<FastifyRequest, SignedIn | null>();
-  const cookie = (name: string, value: string, maxAge?: number) =>
-    serializeCookie(name, value, { secure: deps.secureCookies, ...(maxAge === undefined ? {} : { maxAge }) });
+  /** HttpOnly and SameSite=Lax always: Lax still sends it on the top-level GET to /oauth2/authorize. */
+  const setCookie = (reply: FastifyReply, name: string, value: string, maxAge?: number) =>
+    reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, maxAge });
 
   async function lookup(request: FastifyRequest): Promise<SignedIn | null> {
-    const id = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const id = request.cookies[SESSION_COOKIE];
     if (id === undefined || !isWellFormedCredential('session', id)) return null;
     const idHash = hashCredential(id);
     const session = await deps.sessions.findSession(idHash);
@@ -56,8 +72,8 @@ export function createSessions(deps: SessionDeps) {
 
   return {
     async current(request: FastifyRequest): Promise<SignedIn | undefined> {
-      if (!loaded.has(request)) loaded.set(request, await lookup(request));
-      return loaded.get(request) ?? undefined;
+      if (request.signedIn === undefined) request.signedIn = await lookup(request);
+      return request.signedIn ?? undefined;
     },
 
     /**
@@ -72,33 +88,34 @@ export function createSessions(deps: SessionDeps) {
         idHash: hashCredential(id), userId, csrfToken: deps.random.bytes(32).toString('base64url'),
         createdAt: now, lastSeenAt: now, expiresAt: now + sessionLifetimes.absolute,
       }, event);
-      reply.header('set-cookie', [cookie(SESSION_COOKIE, id), cookie(CSRF_COOKIE, '', 0)]);
-      loaded.delete(request);
+      setCookie(reply, SESSION_COOKIE, id);
+      setCookie(reply, CSRF_COOKIE, '', 0);
+      request.signedIn = undefined;
     },
 
     /** `event` (a sign-out) is recorded with the session's end, and only if there was a session to end. */
     async end(request: FastifyRequest, reply: FastifyReply, event?: NewAuditEvent): Promise<void> {
-      const id = readCookie(request.headers.cookie, SESSION_COOKIE);
+      const id = request.cookies[SESSION_COOKIE];
       if (id !== undefined && isWellFormedCredential('session', id)) await deps.sessions.deleteSession(hashCredential(id), event);
-      if (id !== undefined) reply.header('set-cookie', cookie(SESSION_COOKIE, '', 0));
-      loaded.set(request, null);
+      if (id !== undefined) setCookie(reply, SESSION_COOKIE, '', 0);
+      request.signedIn = null;
     },
 
     /** The token for forms on this page: the session's, or before sign-in a double-submit cookie's. */
     async csrfToken(request: FastifyRequest, reply: FastifyReply): Promise<string> {
       const signedIn = await this.current(request);
       if (signedIn !== undefined) return signedIn.session.csrfToken;
-      const existing = readCookie(request.headers.cookie, CSRF_COOKIE);
+      const existing = request.cookies[CSRF_COOKIE];
       if (existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
       const token = deps.random.bytes(32).toString('base64url');
-      reply.header('set-cookie', cookie(CSRF_COOKIE, token));
+      setCookie(reply, CSRF_COOKIE, token);
       return token;
     },
 
     async verifyCsrf(request: FastifyRequest, submitted: string | undefined): Promise<boolean> {
       if (submitted === undefined) return false;
       const signedIn = await this.current(request);
-      const expected = signedIn?.session.csrfToken ?? readCookie(request.headers.cookie, CSRF_COOKIE);
+      const expected = signedIn?.session.csrfToken ?? request.cookies[CSRF_COOKIE];
       // An empty cookie (one planted from a sibling domain, say) matches an empty field: never accept it.
       if (expected === undefined || expected === '') return false;
       const a = Buffer.from(submitted);

@@ -1,11 +1,10 @@
 // Nothing secret in logs (DESIGN §2): tokens, secrets, codes, passwords and
 // cookies are redacted wherever they appear in a log object or a logged URL.
-import { writeSync } from 'node:fs';
-import { destination as pinoDestination, pino, stdSerializers, symbols, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { destination as pinoDestination, pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import { credentialPrefixes } from './secrets.ts';
-import { batchedLines, type LineSink } from './log-batching.ts';
-import { createTimeText, jsonValue, millisecondsJson } from './log-json.ts';
+import { jsonValue } from './log-json.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -27,9 +26,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Returns `value` with every secret-named key censored, copying only what it
  * changes. Only plain objects are walked: framework objects (a request, an
- * error) go through their serializers, which emit no secrets. A hand-written
- * walk rather than pino's wildcard redaction, which cost a tenth of the CPU
- * of a bearer API request when every request was logged.
+ * error) go through their serializers, which emit no secrets. A walk of our own
+ * because pino's `redact` names fixed paths, and a secret may sit at any depth.
  */
 export function scrubSecrets<T>(value: T, depth = 0): T {
   if (depth > MAX_DEPTH) return value;
@@ -63,11 +61,7 @@ const CREDENTIAL = new RegExp(
   'gi',
 );
 
-/**
- * What every match of CREDENTIAL holds, whatever its case and encoding: most URLs
- * hold none, and testing for it costs a fraction of the replace, which cost an
- * access-log line several µs (docs/performance.md).
- */
+/** What every match of CREDENTIAL holds, whatever its case and encoding: most URLs hold none, and skip the replace. */
 const MAY_HOLD_CREDENTIAL = /folio(?:_|%5f)/i;
 
 /** Replaces the values of credential-bearing query parameters, and any credential, in a path or URL. */
@@ -111,24 +105,13 @@ function jsonMember(name: string, json: string | undefined): string {
   return json === undefined ? '' : `,"${name}":${json}`;
 }
 
-/**
- * `JSON.stringify(serializeRequest(req))`, the same text made member by member
- * without the object in between: cheaper on the access log's path. The names
- * need no escaping. When every member is there, as for any request Node parsed,
- * the text is made in one piece: joining optional members and slicing off the
- * first comma copied them out once more than writing the line does.
- */
+/** `JSON.stringify(serializeRequest(req))`, made member by member without the object in between. */
 function serializedRequestJson(req: LoggableRequest): string {
-  const method = jsonValue(req.method);
-  const url = jsonValue(typeof req.url === 'string' ? redactUrl(req.url) : req.url);
-  const host = jsonValue(req.host ?? req.headers?.host);
-  const remoteAddress = jsonValue(req.ip ?? req.socket?.remoteAddress);
-  const remotePort = jsonValue(req.socket?.remotePort);
-  if (method !== undefined && url !== undefined && host !== undefined && remoteAddress !== undefined && remotePort !== undefined) {
-    return `{"method":${method},"url":${url},"host":${host},"remoteAddress":${remoteAddress},"remotePort":${remotePort}}`;
-  }
-  const members = jsonMember('method', method) + jsonMember('url', url) + jsonMember('host', host)
-    + jsonMember('remoteAddress', remoteAddress) + jsonMember('remotePort', remotePort);
+  const members = jsonMember('method', jsonValue(req.method))
+    + jsonMember('url', jsonValue(typeof req.url === 'string' ? redactUrl(req.url) : req.url))
+    + jsonMember('host', jsonValue(req.host ?? req.headers?.host))
+    + jsonMember('remoteAddress', jsonValue(req.ip ?? req.socket?.remoteAddress))
+    + jsonMember('remotePort', jsonValue(req.socket?.remotePort));
   return `{${members.slice(1)}}`;
 }
 
@@ -140,70 +123,57 @@ export interface AccessLogEntry {
   responseTime: number;
 }
 
+/** pino's default base fields, named so that the access-log writer writes them too. */
+const BASE = { pid: process.pid, hostname: hostname() };
+
+/** The stream each logger made by createLogger writes to, for its access-log writer. */
+const destinations = new WeakMap<Logger, DestinationStream>();
+
 /**
  * Writes the line `logger.child({ reqId }).info({ req, res: { statusCode }, responseTime },
- * 'request completed')` would, to the same stream and at the same level, but
- * assembled directly: pino's generic path (formatters, serializers, a stringifier
- * per key) cost ~11 µs a line, a tenth of a bearer API request's CPU. Its only
- * free text is the request, whose members are the serializer's. The one
- * difference: responseTime is rounded to the microsecond (millisecondsJson).
+ * 'request completed')` would, to the same stream at the same level, assembled
+ * here because pino's generic path (formatters, serializers, a stringifier per
+ * key) cost a bearer GET more than 5%. Its only free text is the request,
+ * whose members are the serializer's; responseTime is rounded to the microsecond.
  */
 export function createAccessLogWriter(logger: Logger): (entry: AccessLogEntry) => void {
-  const stream = (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym]!;
-  const bindings = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym]!;
+  const stream = destinations.get(logger);
+  if (stream === undefined) {
+    return ({ reqId, req, statusCode, responseTime }) => logger.child({ reqId })
+      .info({ req, res: { statusCode }, responseTime: Math.round(responseTime * 1000) / 1000 }, 'request completed');
+  }
+  const bindings = `,${JSON.stringify({ ...BASE, ...logger.bindings() }).slice(1, -1)}`;
   const level = logger.levels.values.info!;
-  const timeText = createTimeText();
   return ({ reqId, req, statusCode, responseTime }) => {
     if (!logger.isLevelEnabled('info')) return;
-    stream.write(`{"level":${level},"time":${timeText()}${bindings},"reqId":${jsonValue(reqId)},`
+    stream.write(`{"level":${level},"time":${Date.now()}${bindings},"reqId":${jsonValue(reqId)},`
       + `"req":${serializedRequestJson(req)},"res":{"statusCode":${statusCode}},`
-      + `"responseTime":${millisecondsJson(responseTime)},"msg":"request completed"}\n`);
+      + `"responseTime":${Math.round(responseTime * 1000) / 1000},"msg":"request completed"}\n`);
   };
 }
 
 // No pino `redact` paths besides: scrubSecrets already censors the authorization,
-// cookie and set-cookie keys at any depth, and pino's redaction cloned the logged
-// object on every request line.
-const loggerOptions: Pick<LoggerOptions, 'serializers' | 'formatters'> = {
+// cookie and set-cookie keys at any depth.
+const loggerOptions: Pick<LoggerOptions, 'base' | 'serializers' | 'formatters'> = {
+  base: BASE,
   serializers: { req: serializeRequest, err: stdSerializers.err },
   formatters: { log: (object) => scrubSecrets(object) },
 };
 
-const STDOUT = 1;
-const WAIT_FOR_PIPE = new Int32Array(new SharedArrayBuffer(4));
-
-/** All of `text` to `fd` before returning, waiting out a full non-blocking pipe. */
-function writeAllSync(fd: number, text: string): void {
-  let rest = Buffer.from(text);
-  while (rest.length > 0) {
-    try {
-      rest = rest.subarray(writeSync(fd, rest));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(WAIT_FOR_PIPE, 0, 0, 1);
-    }
-  }
-}
-
-/** Standard output through sonic-boom, with the synchronous last write batchedLines makes at exit. */
-function standardOutput(): LineSink & { flush(callback?: (error?: Error) => void): void } {
-  const stdout = pinoDestination({ dest: STDOUT, sync: false });
-  return {
-    write: (text) => stdout.write(text),
-    flushSync: () => stdout.flushSync(),
-    flush: (callback) => stdout.flush(callback),
-    writeSync(text) {
-      stdout.flushSync();
-      writeAllSync(STDOUT, text);
-    },
-  };
+/**
+ * Standard output, written asynchronously a few KiB at a time rather than a
+ * write per line. pino flushes what is held when the process exits; the timer
+ * writes it out when traffic is too light to fill a buffer. A kill -9 may lose
+ * the last lines of the log, never data.
+ */
+function standardOutput(): DestinationStream {
+  return pinoDestination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }) as DestinationStream;
 }
 
 /** The process logger; pass it to Fastify as `loggerInstance` so requests share the redaction. */
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = { ...loggerOptions, level: config.logLevel };
-  // Asynchronous writes, gathered for up to 10 ms (log-batching.ts):
-  // a write per access-log line cost a cached bearer GET 8% of its CPU. A kill -9
-  // may lose the last lines of the log, never data; an exit writes them out.
-  return pino(options, destination ?? batchedLines(standardOutput()) as DestinationStream);
+  const stream = destination ?? standardOutput();
+  const logger = pino({ ...loggerOptions, level: config.logLevel }, stream);
+  destinations.set(logger, stream);
+  return logger;
 }

@@ -170,6 +170,12 @@ describe('malformed input', () => {
       });
     }
 
+    it('refuses a bad query string on routes that read no query too, as a bad path is refused', async () => {
+      for (const [method, url] of [['GET', '/healthz?x=%zz'], ['POST', '/oauth2/token?x=%C3%28'], ['GET', '/.well-known/oauth-authorization-server?a=%00']] as const) {
+        assertJsonError(await t.app.inject({ method, url }), 400, 'invalid_request');
+      }
+    });
+
     it('refuses a bad query string on the API with invalid_request', async () => {
       const response = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios?x=%zz', headers: bearer('whatever') });
       assertJsonError(response, 400, 'invalid_request');

@@ -1,8 +1,8 @@
 // GET /api/v2/docs: Swagger UI over the OpenAPI document. Its scripts and styles
 // are swagger-ui-dist's files, served from Folio itself, so the page runs under the
-// site-wide CSP (script-src 'self', no inline scripts). A plugin did this before,
-// but loading it and the static-file server it brings took about a tenth of
-// start-up (docs/performance.md); these few fixed files need neither.
+// site-wide CSP (script-src 'self', no inline scripts). A handful of fixed files,
+// served by name: @fastify/swagger-ui and the static-file server it loads would
+// add to every start for a page few requests ask for.
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -21,9 +21,8 @@ export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
   const options = { config: { bearer: true }, onRequest: bearerAuthentication(deps, 'read') };
   const tokenOf = (request: FastifyRequest) => request.accessToken!;
   // Each list's JSON, made by the route's response schema, lives as long as the
-  // list. On SQLite the store answers with the same list object until the
-  // database changes (storage/cache/caching-stores.ts), so its JSON is made once;
-  // serializing it again was a tenth of a cached request's CPU.
+  // list: a store that answers with the same list object until the data changes
+  // (storage/cache/caching-stores.ts) has its JSON made once, not on every request.
   const listBodies = new WeakMap<readonly Portfolio[], string>();
 
   for (const path of ['/api/v2/portfolios', '/api/v2/portfolios.json']) {

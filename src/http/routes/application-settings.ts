@@ -15,10 +15,9 @@ import {
 } from '../../web/application-form-page.ts';
 import { renderApplicationConfirm, renderApplicationDetail, renderApplicationList } from '../../web/application-pages.ts';
 import { pageUser } from '../../web/page-user.ts';
-import { readCookie } from '../cookies.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
-import { type Params, parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import { SESSION_COOKIE, type Sessions } from '../sessions.ts';
 
@@ -37,11 +36,11 @@ const NOTICES: Record<string, string> = {
 
 /** The browser's session id: the key a waiting secret is sealed with. The guard has checked it. */
 function sessionId(request: FastifyRequest): string {
-  return readCookie(request.headers.cookie, SESSION_COOKIE)!;
+  return request.cookies[SESSION_COOKIE]!;
 }
 
 function notice(request: FastifyRequest): string | undefined {
-  const key = parseQuery(request.url).notice;
+  const key = (request.query as Params).notice;
   return key === undefined ? undefined : NOTICES[key];
 }
 

@@ -10,7 +10,7 @@ import type { ApplicationStore, UserStore } from '../../storage/stores.ts';
 import { renderConsentPage } from '../../web/consent-page.ts';
 import { renderNativeCodePage } from '../../web/native-code-page.ts';
 import { classifyError, refuseOtherMethods } from '../errors.ts';
-import { type Params, parseQuery, repeatedParamsOf } from '../form-body.ts';
+import { type Params, repeatedParamsOf } from '../form-body.ts';
 import type { Sessions } from '../sessions.ts';
 import { MAX_RETURN_PATH } from './sign-in.ts';
 
@@ -42,7 +42,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
   }
 
   app.get(oauthPaths.authorization, { config: html }, async (request, reply) => {
-    const params = parseQuery(request.url);
+    const params = request.query as Params;
     let authorization: AuthorizationRequest | undefined;
     try {
       authorization = await validateAuthorizationRequest({ params, repeatedParams: repeatedParamsOf(params) }, deps);
@@ -86,7 +86,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
   });
 
   app.get(oauthPaths.nativeCode, { config: html }, async (request, reply) => {
-    const { code, error } = parseQuery(request.url);
+    const { code, error } = request.query as Params;
     // Only what could be one of our codes is shown: this page must not present
     // any text a link carries as an authorization code from Folio.
     const shown = code !== undefined && isWellFormedCredential('authorizationCode', code) ? code : undefined;

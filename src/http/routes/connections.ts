@@ -9,7 +9,7 @@ import { renderConnectionsPage } from '../../web/connections-page.ts';
 import { pageUser } from '../../web/page-user.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
-import { parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import type { Sessions } from '../sessions.ts';
 
@@ -26,7 +26,7 @@ export function registerConnections(app: FastifyInstance, deps: ConnectionsDeps)
 
   app.get(PATH, options, async (request, reply) => {
     const connections = await deps.storage.grants.listConnectedApplications(request.signedIn!.user.id);
-    const notice = parseQuery(request.url).notice === 'revoked' ? 'Access revoked. The application can no longer read your account.' : undefined;
+    const notice = (request.query as Params).notice === 'revoked' ? 'Access revoked. The application can no longer read your account.' : undefined;
     return reply.type('text/html; charset=utf-8').send(renderConnectionsPage({ user: pageUser(request.signedIn!), connections, notice }));
   });
 

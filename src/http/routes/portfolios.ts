@@ -12,7 +12,7 @@ import {
 } from '../../web/portfolio-pages.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
-import { parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
 import type { Sessions, SignedIn } from '../sessions.ts';
 
@@ -49,7 +49,7 @@ export function registerPortfolioPages(app: FastifyInstance, deps: PortfolioPage
   }
 
   app.get('/portfolios', options, async (request, reply) => {
-    const notice = parseQuery(request.url).notice;
+    const notice = (request.query as Params).notice;
     const portfolios = await deps.portfolios.listPortfoliosOwnedBy((request.signedIn as SignedIn).user.id);
     return sendPage(reply, 200, renderPortfolioList({
       signedInAs: signedInAs(request), portfolios,

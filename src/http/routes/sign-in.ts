@@ -8,7 +8,7 @@ import type { AuditEventType, NewAuditEvent } from '../../storage/records.ts';
 import type { ApplicationStore, AuditStore, UserStore } from '../../storage/stores.ts';
 import { renderSignInPage } from '../../web/sign-in-page.ts';
 import { refuseOtherMethods } from '../errors.ts';
-import { type Params, parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { type LoginThrottle, waitInWords } from '../login-throttle.ts';
 import type { Sessions } from '../sessions.ts';
 
@@ -67,7 +67,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
   }
 
   app.get('/login', { config: html }, async (request, reply) => {
-    return showForm(request, reply, safeReturnPath(parseQuery(request.url).return_to), 200);
+    return showForm(request, reply, safeReturnPath((request.query as Params).return_to), 200);
   });
 
   app.post('/login', { config: html }, async (request, reply) => {

@@ -16,7 +16,7 @@ import { validateSignUp, type SignUpValues } from '../../web/sign-up-form.ts';
 import { renderSignUpPage } from '../../web/sign-up-page.ts';
 import type { FieldErrors } from '../../web/form-fields.ts';
 import { refuseOtherMethods } from '../errors.ts';
-import { type Params, parseQuery } from '../form-body.ts';
+import type { Params } from '../form-body.ts';
 import { type LoginThrottle, waitInWords } from '../login-throttle.ts';
 import type { Sessions } from '../sessions.ts';
 import { safeReturnPath } from './sign-in.ts';
@@ -50,7 +50,7 @@ export function registerSignUp(app: FastifyInstance, deps: SignUpDeps): void {
 
   app.get('/signup', { config }, async (request, reply) => {
     refuseWhenClosed();
-    const returnTo = safeReturnPath(parseQuery(request.url).return_to);
+    const returnTo = safeReturnPath((request.query as Params).return_to);
     if ((await deps.sessions.current(request)) !== undefined) return reply.redirect(afterSignUp(returnTo), 302);
     return showForm(request, reply, returnTo, 200);
   });

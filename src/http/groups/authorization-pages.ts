@@ -1,0 +1,31 @@
+// The pages of an authorization (RFC 6749 §4.1.1–4.1.2): the authorization
+// endpoint with its consent form and out-of-band code page, and the sign-in and
+// sign-up forms it sends people through. Browser pages: sessions and cookies.
+import type { FastifyPluginAsync } from 'fastify';
+import { oauthPaths } from '../../oauth/metadata.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { RandomSource } from '../../platform/random.ts';
+import type { Storage } from '../../storage/stores.ts';
+import { createLoginThrottle } from '../login-throttle.ts';
+import { registerAuthorize } from '../routes/authorize.ts';
+import { registerSignIn } from '../routes/sign-in.ts';
+import { registerSignUp } from '../routes/sign-up.ts';
+import { type Sessions, registerSessionCookies } from '../sessions.ts';
+
+export interface AuthorizationPagesDeps {
+  storage: Storage;
+  sessions: Sessions;
+  clock: Clock;
+  random: RandomSource;
+  issuer: string;
+  allowSignup: boolean;
+}
+
+export const authorizationPages: FastifyPluginAsync<AuthorizationPagesDeps> = async (app, deps) => {
+  const { storage, sessions, clock, random, issuer, allowSignup } = deps;
+  await registerSessionCookies(app);
+  const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
+  registerAuthorize(app, { ...storage, sessions, clock, random, issuer, nativeCodePage: issuer + oauthPaths.nativeCode });
+  registerSignIn(app, { ...storage, sessions, throttle, clock, allowSignup });
+  registerSignUp(app, { storage, sessions, throttle, clock, allowSignup });
+};

@@ -28,9 +28,11 @@ function refresh(t: TestApp, client: TestClient, refreshToken: string) {
   return tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refreshToken, ...asClient(client) });
 }
 
+/** RFC 7009 §2.2: 200; the body, which clients ignore, is `{}` as JSON, since some HTTP clients require JSON. */
 function assertRevoked200(response: LightMyRequestResponse): void {
   assert.equal(response.statusCode, 200, response.body);
-  assert.equal(response.body, '');
+  assert.equal(response.body, '{}');
+  assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
 }
 
 describe('token revocation', () => {
@@ -47,7 +49,7 @@ describe('token revocation', () => {
   afterEach(async () => { await t.close(); });
 
   describe('RFC 7009 §2.1 revocation request', () => {
-    it('revokes an access token: 200 with an empty body, then the API answers 401', async () => {
+    it('revokes an access token: 200 with an empty JSON object, then the API answers 401', async () => {
       assert.equal(await apiStatus(t, tokens.access_token), 200);
       assertRevoked200(await revoke(t, { token: tokens.access_token, ...asClient(client) }));
       assert.equal(await apiStatus(t, tokens.access_token), 401);

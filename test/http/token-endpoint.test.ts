@@ -72,6 +72,16 @@ describe('token endpoint', () => {
       assert.equal(response.statusCode, 200, response.body);
     });
 
+    it('accepts a form whose Content-Type carries a charset with or without a space (Authlib sends ";charset=UTF-8")', async () => {
+      for (const contentType of ['application/x-www-form-urlencoded;charset=UTF-8', 'application/x-www-form-urlencoded; charset=utf-8']) {
+        const response = await t.app.inject({
+          method: 'POST', url: '/oauth2/token', headers: { 'content-type': contentType },
+          payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).toString(),
+        });
+        assert.equal(response.statusCode, 200, `${contentType}: ${response.body}`);
+      }
+    });
+
     it('accepts a multipart/form-data body', async () => {
       const { code } = await obtainCode(t, client, user);
       const response = await t.app.inject({ method: 'POST', url: '/oauth2/token', ...multipart(codeFields(client, code)) });
@@ -148,6 +158,12 @@ describe('token endpoint', () => {
       const authorization = `Basic ${Buffer.from(`spaced+id:${clientSecret}`).toString('base64')}`;
       const response = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization });
       assert.equal(response.statusCode, 200, response.body);
+    });
+
+    it('answers Basic credentials that are not valid form-urlencoding (a raw "%") with 401 invalid_client, not a 500', async () => {
+      const authorization = `Basic ${Buffer.from(`${client.clientId}:100%raw`).toString('base64')}`;
+      const response = await tokenRequest(t, { grant_type: 'client_credentials' }, { authorization });
+      assertOAuthError(response, 401, 'invalid_client');
     });
 
     it('accepts client_secret_basic with a body client_id naming the same client', async () => {

@@ -17,8 +17,9 @@ export function registerOAuthEndpoints(app: FastifyInstance, deps: OAuthEndpoint
   });
   app.post(oauthPaths.revocation, { schema: revocationSchema }, async (request, reply) => {
     await revokeToken(clientRequestInput(request), deps);
-    // RFC 7009 §2.2: 200 with an empty body, whether or not the token was known.
-    return reply.code(200).send();
+    // RFC 7009 §2.2: 200 whether or not the token was known, and clients ignore the
+    // body; it is `{}` as JSON because some HTTP clients (simple-oauth2's) require JSON.
+    return reply.code(200).type('application/json; charset=utf-8').send('{}');
   });
   app.post(oauthPaths.introspection, { schema: introspectionSchema }, async (request) => {
     return introspectToken(clientRequestInput(request), deps);

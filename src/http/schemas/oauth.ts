@@ -68,7 +68,13 @@ export const revocationSchema = {
       ...clientFields,
     },
   }),
-  response: { 200: { description: 'Revoked, or not a live token (RFC 7009 §2.2). A live token of another application is refused: 400 unauthorized_client', type: 'null' }, ...clientErrorResponses },
+  response: {
+    200: {
+      description: 'Revoked, or not a live token (RFC 7009 §2.2): an empty JSON object. A live token of another application is refused: 400 unauthorized_client',
+      type: 'object', additionalProperties: false, properties: {},
+    },
+    ...clientErrorResponses,
+  },
 } as const;
 
 export const introspectionSchema = {

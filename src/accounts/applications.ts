@@ -9,6 +9,7 @@ import { generateClientId, generateCredential, hashCredential } from '../platfor
 import type { Application, AuditEventType, NewAuditEvent } from '../storage/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
+import { hasUnsafeCharacters } from './names.ts';
 import type { SecretRevealer } from './secret-reveals.ts';
 
 export interface ApplicationDeps {
@@ -37,9 +38,7 @@ export function validApplicationName(name: string): string {
   if (trimmed === '' || [...trimmed].length > MAX_APPLICATION_NAME_LENGTH) {
     throw new AccountError(`application name must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`, 'invalid', 'name');
   }
-  // The consent page shows the name to users deciding whom to trust: no control
-  // characters, and none of the overrides and isolates that reorder how it reads.
-  if (/[\p{Cc}\u202A-\u202E\u2066-\u2069]/u.test(trimmed)) {
+  if (hasUnsafeCharacters(trimmed)) {
     throw new AccountError('application name must not contain control or text-direction characters', 'invalid', 'name');
   }
   return trimmed;

@@ -1,5 +1,6 @@
 // Checks on operator input, each returning the value to store or throwing a one-line CliError.
 import * as applications from '../accounts/applications.ts';
+import { hasUnsafeCharacters } from '../accounts/names.ts';
 import { MAX_PASSWORD_BYTES } from '../platform/password.ts';
 import { CliError } from './errors.ts';
 
@@ -21,6 +22,7 @@ export function validPassword(password: string): string {
 export function validName(name: string, what: string): string {
   const trimmed = name.trim();
   if (trimmed === '' || trimmed.length > 200) throw new CliError(`${what} name must be 1 to 200 characters`);
+  if (hasUnsafeCharacters(trimmed)) throw new CliError(`${what} name must not contain control or text-direction characters`);
   return trimmed;
 }
 

@@ -1,4 +1,5 @@
 // What the sign-up form accepts: a name, an email address, and a password typed twice.
+import { hasUnsafeCharacters } from '../accounts/names.ts';
 import { MAX_PASSWORD_BYTES } from '../platform/password.ts';
 import type { FieldErrors } from './form-fields.ts';
 
@@ -24,7 +25,7 @@ export function validateSignUp(params: Record<string, string | undefined>): Sign
   const errors: FieldErrors = {};
   if (values.name === '') errors.name = 'Enter your name.';
   else if ([...values.name].length > MAX_NAME_LENGTH) errors.name = `Use at most ${MAX_NAME_LENGTH} characters.`;
-  else if (/[\u0000-\u001f\u007f]/.test(values.name)) errors.name = 'Use letters, spaces and punctuation only.';
+  else if (hasUnsafeCharacters(values.name)) errors.name = 'Use letters, spaces and punctuation only.';
   if (values.email === '') errors.email = 'Enter your email address.';
   else if (values.email.length > MAX_EMAIL_LENGTH || !EMAIL.test(values.email)) errors.email = 'Enter an email address like name@example.com.';
   if ([...password].length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`;

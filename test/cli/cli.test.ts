@@ -31,6 +31,12 @@ describe('folio CLI', { concurrency: true }, () => {
     assert.equal(oneLineError(result), 'folio: error: a user with email owner@folio.test already exists');
   });
 
+  test('user create refuses a name with a text-direction override, which would read otherwise on a consent page', async () => {
+    const result = await cli.run(['user', 'create', '--email', 'sneaky@folio.test', '--password', 'sneaky-password', '--name', 'Ada \u202Eevil']);
+    assert.equal(result.status, 1);
+    assert.equal(oneLineError(result), 'folio: error: user name must not contain control or text-direction characters');
+  });
+
   test('user create reads the password from stdin and never stores it', async () => {
     const result = await cli.run(['user', 'create', '--email', 'stdin@folio.test', '--password-stdin', '--json'], { stdin: 'piped-password-42\n' });
     assert.equal(result.status, 0, result.stderr);

@@ -36,6 +36,15 @@ describe('sign-up form', () => {
     assert.deepEqual(Object.keys(!result.ok ? result.errors : {}), ['name', 'email', 'password']);
   });
 
+  it('refuses a name with bidirectional overrides, isolates or marks, which would reorder it on a consent page', () => {
+    for (const sneaky of ['Ada \u202Eevil', 'Ada \u2066x\u2069', 'Ada\u200F', 'Ada\u061C']) {
+      const result = validateSignUp({ ...valid, name: sneaky });
+      assert.equal(result.ok, false, JSON.stringify(sneaky));
+      assert.deepEqual(Object.keys(!result.ok ? result.errors : {}), ['name']);
+    }
+    assert.equal(validateSignUp({ ...valid, name: 'Zoë Ångström-Nuñez' }).ok, true);
+  });
+
   it('asks for the confirmation to match only once the password itself is acceptable', () => {
     const result = validateSignUp({ ...valid, confirm: 'different' });
     assert.deepEqual(!result.ok && result.errors, { confirm: 'The two passwords do not match.' });

@@ -47,7 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
-  await app.register(operations, { storage, metrics });
+  await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 
   await app.ready();
   return app;

@@ -8,6 +8,8 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   env: Environment;
+  /** Whether FOLIO_ENV was set, rather than development taken by default. */
+  envChosen: boolean;
   databaseUrl: string;
   /** Public base address without a trailing slash; issuer, links and redirects use it. */
   baseUrl: string;
@@ -33,6 +35,8 @@ export interface Config {
   purgeIntervalMs: number;
   /** The server's PostgreSQL connections at most (SQLite has one). */
   databasePoolSize: number;
+  /** The bearer token GET /metrics requires; null: /metrics is open to whoever reaches the port. */
+  metricsToken: string | null;
 }
 
 /** A bad environment value; the message names the variable and the accepted form. */
@@ -149,6 +153,15 @@ function isAddressOrCidr(entry: string): boolean {
   return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+function metricsToken(env: Env): string | null {
+  const name = 'FOLIO_METRICS_TOKEN';
+  const value = read(env, name);
+  if (value === undefined) return null;
+  // A header value, and long enough that guessing it is hopeless.
+  if (!/^[\x21-\x7e]{24,512}$/.test(value)) throw new ConfigError(name, '24 to 512 printable ASCII characters without spaces, like the output of openssl rand -hex 32', '(hidden)');
+  return value;
+}
+
 function port(env: Env): number {
   const name = read(env, 'FOLIO_PORT') !== undefined ? 'FOLIO_PORT' : 'PORT';
   return integer(env, name, 0, 65535, 3000);
@@ -171,6 +184,7 @@ export function loadConfig(env: Env): Config {
   const servedPort = port(env);
   return deepFreeze({
     env: environment,
+    envChosen: read(env, 'FOLIO_ENV') !== undefined,
     databaseUrl: databaseUrl(env),
     baseUrl: baseUrl(env, environment, servedPort),
     baseUrlFollowsPort: read(env, 'FOLIO_BASE_URL') === undefined,
@@ -183,7 +197,19 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(env),
     purgeIntervalMs: integer(env, 'FOLIO_PURGE_INTERVAL_SECONDS', 1, 86_400, 300) * 1000,
     databasePoolSize: integer(env, 'FOLIO_DATABASE_POOL_SIZE', 1, 1000, 10),
+    metricsToken: metricsToken(env),
   });
+}
+
+/**
+ * Development mode seeds an account whose password is in the source and opens
+ * sign-up: served beyond this machine only when FOLIO_ENV says so on purpose.
+ */
+export function refuseAccidentalExposure(config: Config): void {
+  if (config.envChosen || isLoopbackHost(config.host)) return;
+  throw new ConfigError('FOLIO_HOST', 'a loopback address while FOLIO_ENV is unset, since development mode seeds a demo '
+    + 'account with a published password and opens sign-up; set FOLIO_ENV=production, or FOLIO_ENV=development to serve '
+    + 'it beyond this machine on purpose', config.host);
 }
 
 /** The configuration with another port to serve on (`serve --port`), the default base address following it. */

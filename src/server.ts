@@ -2,7 +2,7 @@
 // development database, serve, purge dead credentials, and shut down cleanly.
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, refuseAccidentalExposure } from './config.ts';
 import { seedDemo } from './demo/seed.ts';
 import { describeDemo } from './demo/summary.ts';
 import { purgeExpiredCredentials, purgePace } from './maintenance.ts';
@@ -72,6 +72,7 @@ async function seedIfNew(storage: Storage, config: Config, print: (text: string)
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  refuseAccidentalExposure(config);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const logger = createLogger(config);
   const storage = await openStorage(config.databaseUrl, {

@@ -4,7 +4,8 @@
 // OAuthErrorCode union. No token, client id or user id is ever a label.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { OAuthErrorCode } from '../oauth/errors.ts';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
 import type { Storage } from '../storage/stores.ts';
 
 export interface Metrics {
@@ -66,6 +67,21 @@ export function countResponse(metrics: Metrics, request: FastifyRequest, reply: 
   metrics.countResponse(route, method, reply.statusCode, reply.elapsedTime / 1000, reply.oauthErrorCode);
 }
 
-export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
+/**
+ * With FOLIO_METRICS_TOKEN set, a scrape must present it as a bearer token (RFC 6750
+ * §2.1; Prometheus's `authorization` setting); compared as digests, in constant time.
+ */
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
+  const expected = token === null ? null : digest(token);
+  app.get('/metrics', { config: { bearer: true } }, async (request, reply) => {
+    if (expected !== null) {
+      const presented = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(request.headers.authorization ?? '')?.[1];
+      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+        throw new OAuthError('invalid_token', 'GET /metrics needs the bearer token set in FOLIO_METRICS_TOKEN');
+      }
+    }
+    return reply.type(metrics.contentType).send(await metrics.scrape());
+  });
 }
+
+const digest = (value: string) => createHash('sha256').update(value).digest();

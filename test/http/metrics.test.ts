@@ -93,6 +93,28 @@ describe('GET /metrics', () => {
     assert.equal(sample(await scrape(), 'folio_reads_from_memory'), 0);
   });
 
+  it('asks for the bearer token FOLIO_METRICS_TOKEN names, when it is set', async () => {
+    const token = 'f'.repeat(16) + 'metrics-token-0123';
+    const guarded = await createTestApp({ FOLIO_METRICS_TOKEN: token });
+    try {
+      const scrapeWith = (headers: Record<string, string>) => guarded.app.inject({ method: 'GET', url: '/metrics', headers });
+      const anonymous = await scrapeWith({});
+      assert.equal(anonymous.statusCode, 401);
+      assert.equal(anonymous.headers['www-authenticate'], 'Bearer realm="folio"');
+      assert.equal(anonymous.json().error, 'invalid_token');
+      for (const authorization of [`Bearer ${token}x`, `Bearer ${token.slice(1)}`, `Basic ${token}`, `Bearer ${'x'.repeat(10_000)}`, 'Bearer']) {
+        const refused = await scrapeWith({ authorization });
+        assert.equal(refused.statusCode, 401, authorization.slice(0, 40));
+        assert.doesNotMatch(refused.body, /folio_http_requests_total/);
+      }
+      const allowed = await scrapeWith({ authorization: `Bearer ${token}` });
+      assert.equal(allowed.statusCode, 200);
+      assert.match(allowed.body, /folio_http_requests_total/);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('keeps one registry per app: another app starts from zero', async () => {
     await tokenRequest(t, { grant_type: 'client_credentials' }, basic(client.clientId, client.clientSecret));
     const other = await createTestApp();

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, withPort } from '../../src/config.ts';
+import { ConfigError, loadConfig, refuseAccidentalExposure, withPort } from '../../src/config.ts';
 
 function rejects(env: Record<string, string>, variable: string, accepted: RegExp): void {
   assert.throws(() => loadConfig(env), (error: unknown) => {
@@ -24,6 +24,7 @@ describe('loadConfig', () => {
   test('uses the documented defaults for an empty environment', () => {
     assert.deepEqual({ ...loadConfig({}) }, {
       env: 'development',
+      envChosen: false,
       databaseUrl: './data/folio.db',
       baseUrl: 'http://localhost:3000',
       baseUrlFollowsPort: true,
@@ -36,6 +37,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       purgeIntervalMs: 300_000,
       databasePoolSize: 10,
+      metricsToken: null,
     });
   });
 
@@ -43,6 +45,14 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     assert.ok(Object.isFrozen(config));
     assert.throws(() => { (config as { port: number }).port = 1; }, TypeError);
+  });
+
+  test('FOLIO_METRICS_TOKEN: at least 24 printable characters, and never quoted back in the error', () => {
+    const token = 'a'.repeat(24);
+    assert.equal(loadConfig({ FOLIO_METRICS_TOKEN: token }).metricsToken, token);
+    for (const bad of ['short-token', `${'a'.repeat(24)} b`, 'é'.repeat(30)]) {
+      assert.throws(() => loadConfig({ FOLIO_METRICS_TOKEN: bad }), (error: Error) => error instanceof ConfigError && /FOLIO_METRICS_TOKEN/.test(error.message) && !error.message.includes(bad));
+    }
   });
 
   test('treats an empty variable as unset', () => {
@@ -72,6 +82,14 @@ describe('loadConfig', () => {
         assert.equal(loadConfig({ FOLIO_ENV: 'production', FOLIO_BASE_URL: loopback }).baseUrl, loopback);
       }
     });
+  });
+
+  test('serving development mode beyond loopback needs FOLIO_ENV set on purpose', () => {
+    assert.throws(() => refuseAccidentalExposure(loadConfig({ FOLIO_HOST: '0.0.0.0' })),
+      (error: Error) => error instanceof ConfigError && /^FOLIO_HOST must be a loopback address while FOLIO_ENV is unset.*FOLIO_ENV=production.*got "0\.0\.0\.0"$/.test(error.message));
+    for (const env of [{ FOLIO_HOST: '0.0.0.0', FOLIO_ENV: 'development' }, { FOLIO_HOST: '::', FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.example' }, { FOLIO_HOST: '127.0.0.1' }, { FOLIO_HOST: '::1' }, {}]) {
+      assert.doesNotThrow(() => refuseAccidentalExposure(loadConfig(env)), JSON.stringify(env));
+    }
   });
 
   test('FOLIO_HOST sets the listen address', () => {

@@ -10,11 +10,13 @@ import { registerHealth } from '../routes/health.ts';
 export interface OperationsDeps {
   storage: Storage;
   metrics: Metrics;
+  /** FOLIO_METRICS_TOKEN, or null. */
+  metricsToken: string | null;
 }
 
-export const operations: FastifyPluginAsync<OperationsDeps> = async (app, { storage, metrics }) => {
+export const operations: FastifyPluginAsync<OperationsDeps> = async (app, { storage, metrics, metricsToken }) => {
   registerHealth(app, { storage });
-  registerMetricsRoute(app, metrics);
+  registerMetricsRoute(app, metrics, metricsToken);
   registerOpenApiDocument(app);
   registerApiDocs(app);
 };

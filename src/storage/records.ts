@@ -123,6 +123,7 @@ export type AuditEventType =
   | 'grant.revoked'
   | 'code.replayed'
   | 'refresh_token.reused'
+  | 'refresh_token.raced'
   | 'application.created'
   | 'application.updated'
   | 'application.secret_rotated'

@@ -18,6 +18,7 @@ export const ACTIVITY_LABELS: Partial<Record<AuditEventType, string>> = {
   'token.revoked': 'An application gave up a token',
   'code.replayed': 'Authorization code used twice: its tokens were revoked',
   'refresh_token.reused': 'Old refresh token used again: the access was revoked',
+  'refresh_token.raced': 'Refresh token used again within seconds: refused, nothing revoked',
   'application.created': 'Registered an application',
   'application.updated': 'Changed an application',
   'application.secret_rotated': 'Made a new application secret',

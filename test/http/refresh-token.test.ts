@@ -6,7 +6,7 @@ import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, obtainTokens, tokenRequest,
+  type TestApp, type TestClient, bearer, cookieHeader, createClient, createTestApp, createUser, obtainTokens, signIn, tokenRequest,
 } from '../support/app.ts';
 
 const SECOND = 1000;
@@ -131,14 +131,21 @@ describe('refresh token grant', () => {
       assert.equal((await refresh(t, client, won.refresh_token)).statusCode, 200);
       const events = await t.storage.audit.listEventsForUser(user.id, 100);
       assert.equal(events.filter((event) => event.type === 'refresh_token.reused').length, 0);
+      // Each loser is on record, whether it lost at the lookup or at the conditional write.
+      assert.equal(events.filter((event) => event.type === 'refresh_token.raced').length, 19);
     });
 
-    it('answers reuse within 10 s of rotation with invalid_grant only', async () => {
+    it('answers reuse within 10 s of rotation with invalid_grant, revokes nothing, and records it', async () => {
       const second = (await refresh(t, client, first.refresh_token)).json();
       t.clock.advance(10 * SECOND);
       assertInvalidGrant(await refresh(t, client, first.refresh_token));
       assert.equal(await apiStatus(t, second.access_token), 200);
       assert.equal((await refresh(t, client, second.refresh_token)).statusCode, 200);
+      const raced = (await t.storage.audit.listEventsForUser(user.id, 100)).filter((event) => event.type === 'refresh_token.raced');
+      assert.equal(raced.length, 1);
+      assert.equal(raced[0]!.applicationId, client.application.id);
+      const activity = await t.app.inject({ method: 'GET', url: '/activity', headers: { cookie: cookieHeader(await signIn(t, user)) } });
+      assert.match(activity.body, /Refresh token used again within seconds/);
     });
 
     it("treats reuse after 10 s as theft and revokes every token of that authorization, and only those", async () => {

@@ -346,6 +346,7 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
     const grant = createRefreshTokenGrant({
       clock, random: cryptoRandom,
       grants: { async revokeAuthorization() {} },
+      audit: { async recordEvent() { throw new Error('nothing to record'); } },
       tokens: {
         findRefreshToken: async (hash) => (hash === stored.tokenHash ? stored : undefined),
         rotateRefreshToken: async (_hash, next) => { rotatedTo = next; return true; },

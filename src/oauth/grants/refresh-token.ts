@@ -3,7 +3,7 @@
 // until it expires.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
 import type { RefreshToken } from '../../storage/records.ts';
-import type { GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';
 import { narrowScope } from '../scopes.ts';
@@ -14,6 +14,7 @@ import type { GrantHandler, TokenRequest } from './grant-handler.ts';
 export interface RefreshTokenGrantDeps extends TokenMinter {
   grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
+  audit: Pick<AuditStore, 'recordEvent'>;
 }
 
 const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
@@ -23,6 +24,18 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
     type: 'refresh_token.reused', now, ip,
     description: 'The refresh token was already used; every token of this authorization is revoked',
   });
+
+  /**
+   * Two requests of one client racing each other: the loser is refused, and nothing
+   * is revoked since the client, not a thief, holds the token (RFC 9700 §4.14.2). The
+   * refusal is recorded all the same, so a thief who acts within the window is seen.
+   */
+  const refuseRace = async (stored: RefreshToken, now: number, ip: string | null): Promise<never> => {
+    await deps.audit.recordEvent({
+      type: 'refresh_token.raced', userId: stored.userId, applicationId: stored.applicationId, ip, detail: { grant_id: stored.grantId }, createdAt: now,
+    });
+    throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
+  };
 
   return {
     grantType: 'refresh_token',
@@ -39,10 +52,7 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
 
       const now = deps.clock.now();
       if (stored.rotatedAt !== null) {
-        // Two requests of one client racing each other: refuse the loser quietly.
-        if (now - stored.rotatedAt <= lifetimes.refreshRaceWindow) {
-          throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
-        }
+        if (now - stored.rotatedAt <= lifetimes.refreshRaceWindow) return refuseRace(stored, now, ip);
         return treatAsStolen(stored, now, ip);
       }
       if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
@@ -58,7 +68,7 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
         ip, detail: { grant_id: stored.grantId }, createdAt: now,
       };
       const won = await deps.tokens.rotateRefreshToken(hash, minted.records, now);
-      if (!won) throw new OAuthError('invalid_grant', 'The refresh token was just used by another request');
+      if (!won) return refuseRace(stored, now, ip);
       return tokenResponse(minted, scope);
     },
   };

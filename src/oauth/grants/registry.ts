@@ -1,6 +1,6 @@
 // The grants Folio supports. The token endpoint dispatches on this registry and
 // the RFC 8414 metadata lists its keys, so the two cannot disagree.
-import type { AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import type { TokenMinter } from '../tokens.ts';
 import { createAuthorizationCodeGrant } from './authorization-code.ts';
 import { createClientCredentialsGrant } from './client-credentials.ts';
@@ -13,6 +13,7 @@ export interface GrantRegistryDeps extends TokenMinter {
   codes: AuthorizationCodeStore;
   grants: GrantStore;
   tokens: TokenStore;
+  audit: AuditStore;
 }
 
 export function createGrantRegistry(deps: GrantRegistryDeps): GrantRegistry {

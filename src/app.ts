@@ -16,6 +16,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
+import { PASSWORD_COST } from './platform/password.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
 
 export type { AppDeps } from './app-deps.ts';
@@ -31,7 +32,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logger, everyResponse));
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute);
 
-  await app.register(everyRoute, { everyResponse });
+  await app.register(everyRoute, { everyResponse, overHttps: baseUrl.startsWith('https:'), proxiesUntrusted: config.trustProxy === false });
   await registerOpenApi(app, { issuer });
 
   const registry = observeGrants(createGrantRegistry({ ...storage, clock, random }), (grantType) => metrics.countTokenIssued(grantType));
@@ -44,7 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   await app.register(tokenEndpoints, { storage, registry, clock, issuer });
-  await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup });
+  const passwordCost = deps.passwordCost ?? PASSWORD_COST;
+  await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });

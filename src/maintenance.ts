@@ -9,7 +9,7 @@ import type { Storage } from './storage/stores.ts';
  */
 export const PURGE_RETENTION_MS = 60 * 60 * 1000;
 
-/** Longer than any sign-in failure counter is remembered (src/http/login-throttle.ts). */
+/** Longer than any sign-in failure counter is remembered (src/accounts/login-throttle.ts). */
 export const LOGIN_FAILURE_RETENTION_MS = 48 * 60 * 60 * 1000;
 
 /**

@@ -1,6 +1,6 @@
 // Creating people, shared by the CLI, the demo seed and (later) sign-up.
 import type { Clock } from '../platform/clock.ts';
-import { hashPassword } from '../platform/password.ts';
+import { type PasswordCost, hashPassword } from '../platform/password.ts';
 import type { User } from '../storage/records.ts';
 import { type Storage } from '../storage/stores.ts';
 import { StorageConflictError } from '../storage/errors.ts';
@@ -9,6 +9,8 @@ import { AccountError } from './errors.ts';
 export interface UserDeps {
   storage: Pick<Storage, 'users'>;
   clock: Clock;
+  /** PASSWORD_COST unless given. */
+  passwordCost?: PasswordCost;
 }
 
 export async function createUser(
@@ -16,7 +18,7 @@ export async function createUser(
   input: { email: string; password: string; name: string; ip?: string | null },
 ): Promise<User> {
   const now = deps.clock.now();
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, deps.passwordCost);
   let user: User;
   try {
     user = await deps.storage.users.createUser({ email: input.email, name: input.name, passwordHash, now }, (created) => ({

@@ -13,7 +13,15 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export function setSecurityHeaders(reply: FastifyReply): void {
+/**
+ * RFC 6797, sent only when the base URL is https: browsers then refuse plain http to
+ * this host for a year. Not includeSubDomains: what runs on names under Folio's is
+ * not Folio's to decide.
+ */
+const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
+export function setSecurityHeaders(reply: FastifyReply, overHttps: boolean): void {
+  if (overHttps) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
@@ -24,9 +32,9 @@ export function setSecurityHeaders(reply: FastifyReply): void {
   }
 }
 
-export function registerSecurityHeaders(app: FastifyInstance): void {
+export function registerSecurityHeaders(app: FastifyInstance, overHttps: boolean): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
-    setSecurityHeaders(reply);
+    setSecurityHeaders(reply, overHttps);
     done(null, payload);
   });
 }

@@ -33,7 +33,7 @@ export function serverOptions(config: Config, logger: Logger, everyResponse: Eve
     // of RFC 6749 §5.2's, and neither the access log nor the metrics see it.
     frameworkErrors: (error, request, reply) => {
       everyResponse.observeUnrouted(request, reply);
-      setSecurityHeaders(reply);
+      setSecurityHeaders(reply, config.baseUrl.startsWith('https:'));
       return sendError(request, reply, classifyError(error));
     },
   };

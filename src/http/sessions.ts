@@ -12,6 +12,20 @@ import type { SessionStore, UserStore } from '../storage/stores.ts';
 
 export const SESSION_COOKIE = 'folio_session';
 const CSRF_COOKIE = 'folio_csrf';
+/** A browser that has signed in keeps this for a year: its own allowance of sign-in attempts (accounts/login-throttle.ts). */
+const DEVICE_COOKIE = 'folio_device';
+const DEVICE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
+
+/**
+ * Under https every cookie is `__Host-` prefixed: Secure, for this host only and
+ * every path, so a sibling subdomain can neither read nor plant one (the CSRF
+ * cookie used before sign-in included). Over plain http (loopback development)
+ * the prefix is not allowed.
+ */
+function cookieNames(secure: boolean) {
+  const prefix = secure ? '__Host-' : '';
+  return { session: prefix + SESSION_COOKIE, csrf: prefix + CSRF_COOKIE, device: prefix + DEVICE_COOKIE };
+}
 const MINUTE = 60_000;
 export const sessionLifetimes = { idle: 120 * MINUTE, absolute: 12 * 60 * MINUTE } as const;
 /** Writing last_seen_at on every request would make every page view a write. */
@@ -52,9 +66,10 @@ export function createSessions(deps: SessionDeps) {
   /** HttpOnly and SameSite=Lax always: Lax still sends it on the top-level GET to /oauth2/authorize. */
   const setCookie = (reply: FastifyReply, name: string, value: string, maxAge?: number) =>
     reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, maxAge });
+  const names = cookieNames(deps.secureCookies);
 
   async function lookup(request: FastifyRequest): Promise<SignedIn | null> {
-    const id = request.cookies[SESSION_COOKIE];
+    const id = request.cookies[names.session];
     if (id === undefined || !isWellFormedCredential('session', id)) return null;
     const idHash = hashCredential(id);
     const session = await deps.sessions.findSession(idHash);
@@ -88,16 +103,16 @@ export function createSessions(deps: SessionDeps) {
         idHash: hashCredential(id), userId, csrfToken: deps.random.bytes(32).toString('base64url'),
         createdAt: now, lastSeenAt: now, expiresAt: now + sessionLifetimes.absolute,
       }, event);
-      setCookie(reply, SESSION_COOKIE, id);
-      setCookie(reply, CSRF_COOKIE, '', 0);
+      setCookie(reply, names.session, id);
+      setCookie(reply, names.csrf, '', 0);
       request.signedIn = undefined;
     },
 
     /** `event` (a sign-out) is recorded with the session's end, and only if there was a session to end. */
     async end(request: FastifyRequest, reply: FastifyReply, event?: NewAuditEvent): Promise<void> {
-      const id = request.cookies[SESSION_COOKIE];
+      const id = request.cookies[names.session];
       if (id !== undefined && isWellFormedCredential('session', id)) await deps.sessions.deleteSession(hashCredential(id), event);
-      if (id !== undefined) setCookie(reply, SESSION_COOKIE, '', 0);
+      if (id !== undefined) setCookie(reply, names.session, '', 0);
       request.signedIn = null;
     },
 
@@ -105,17 +120,31 @@ export function createSessions(deps: SessionDeps) {
     async csrfToken(request: FastifyRequest, reply: FastifyReply): Promise<string> {
       const signedIn = await this.current(request);
       if (signedIn !== undefined) return signedIn.session.csrfToken;
-      const existing = request.cookies[CSRF_COOKIE];
+      const existing = request.cookies[names.csrf];
       if (existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
       const token = deps.random.bytes(32).toString('base64url');
-      setCookie(reply, CSRF_COOKIE, token);
+      setCookie(reply, names.csrf, token);
       return token;
+    },
+
+    /** The browser's session id (the key of what is sealed for it), if it sent one. */
+    sessionId(request: FastifyRequest): string | undefined {
+      return request.cookies[names.session];
+    },
+
+    /** The browser's device cookie, if it sent one. */
+    device(request: FastifyRequest): string | undefined {
+      return request.cookies[names.device];
+    },
+
+    rememberDevice(reply: FastifyReply, device: string): void {
+      setCookie(reply, names.device, device, DEVICE_COOKIE_MAX_AGE);
     },
 
     async verifyCsrf(request: FastifyRequest, submitted: string | undefined): Promise<boolean> {
       if (submitted === undefined) return false;
       const signedIn = await this.current(request);
-      const expected = signedIn?.session.csrfToken ?? request.cookies[CSRF_COOKIE];
+      const expected = signedIn?.session.csrfToken ?? request.cookies[names.csrf];
       // An empty cookie (one planted from a sibling domain, say) matches an empty field: never accept it.
       if (expected === undefined || expected === '') return false;
       const a = Buffer.from(submitted);

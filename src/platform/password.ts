@@ -3,7 +3,8 @@
 //   scrypt$<N>$<r>$<p>$<salt base64url>$<hash base64url>
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const COST = { N: 2 ** 15, r: 8, p: 1 } as const;
+/** OWASP's current minimum for scrypt (Password Storage Cheat Sheet): 128 MiB a hash. */
+export const PASSWORD_COST: PasswordCost = { N: 2 ** 17, r: 8, p: 1 };
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 /** Longer inputs are refused so one request cannot buy unbounded CPU. */
@@ -19,14 +20,26 @@ export class PasswordTooLongError extends Error {
   }
 }
 
-interface Cost { N: number; r: number; p: number }
+export interface PasswordCost { N: number; r: number; p: number }
 
-function derive(password: string, salt: Buffer, cost: Cost, keyLength: number): Promise<Buffer> {
-  // scrypt needs 128·N·r bytes; Node's default maxmem (32 MiB) is exactly N=2^15, r=8, so leave headroom.
-  const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+/** Hashes under way at most: each holds 128·N·r bytes, 128 MiB at PASSWORD_COST. */
+const MAX_HASHES_AT_ONCE = 2;
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer, cost: PasswordCost, keyLength: number): Promise<Buffer> {
+  if (hashing >= MAX_HASHES_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  hashing++;
+  try {
+    // scrypt needs 128·N·r bytes, more than Node's default maxmem: leave headroom.
+    const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r + 1024 * 1024 };
+    return await new Promise((resolve, reject) => {
+      scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+    });
+  } finally {
+    hashing--;
+    waiting.shift()?.();
+  }
 }
 
 function isTooLong(password: string): boolean {
@@ -34,14 +47,14 @@ function isTooLong(password: string): boolean {
 }
 
 /** A new hash, at the cost new passwords get unless `cost` names another (verifyPassword reads it back from the hash). */
-export async function hashPassword(password: string, cost: Cost = COST): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   if (isTooLong(password)) throw new PasswordTooLongError();
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, cost, KEY_BYTES);
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-interface ParsedHash { cost: Cost; salt: Buffer; key: Buffer }
+interface ParsedHash { cost: PasswordCost; salt: Buffer; key: Buffer }
 
 function parseStoredHash(stored: string): ParsedHash | undefined {
   const parts = stored.split('$');
@@ -71,19 +84,29 @@ export async function verifyPassword(password: string, stored: string): Promise<
   }
 }
 
-let dummyHash: Promise<string> | undefined;
+/** Whether a hash was made at a lower cost than `cost`: hashed anew at the next sign-in. */
+export function needsRehash(stored: string, cost: PasswordCost = PASSWORD_COST): boolean {
+  const parsed = parseStoredHash(stored);
+  return parsed !== undefined && (parsed.cost.N < cost.N || parsed.cost.r < cost.r || parsed.cost.p < cost.p);
+}
 
-/** A real hash of a random password, made once, for accounts that do not exist. */
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(32).toString('base64url'));
-  return dummyHash;
+const dummyHashes = new Map<number, Promise<string>>();
+
+/** A real hash of a random password at `cost`, made once, for accounts that do not exist. */
+export function dummyPasswordHash(cost: PasswordCost = PASSWORD_COST): Promise<string> {
+  let hash = dummyHashes.get(cost.N);
+  if (hash === undefined) {
+    hash = hashPassword(randomBytes(32).toString('base64url'), cost);
+    dummyHashes.set(cost.N, hash);
+  }
+  return hash;
 }
 
 /**
  * Spends the same time as checking a real account's password and always fails,
  * so sign-in with an unknown email cannot be told apart by timing (user enumeration).
  */
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  await verifyPassword(password, await dummyPasswordHash());
+export async function verifyAgainstDummy(password: string, cost: PasswordCost = PASSWORD_COST): Promise<false> {
+  await verifyPassword(password, await dummyPasswordHash(cost));
   return false;
 }

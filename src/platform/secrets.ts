@@ -12,6 +12,7 @@ export const credentialPrefixes = {
   authorizationCode: 'folio_ac_',
   clientSecret: 'folio_cs_',
   session: 'folio_ss_',
+  device: 'folio_dv_',
 } as const;
 
 export type CredentialKind = keyof typeof credentialPrefixes;

@@ -114,6 +114,7 @@ export interface Consent {
 export type AuditEventType =
   | 'sign_in.success'
   | 'sign_in.failure'
+  | 'sign_in.locked'
   | 'sign_out'
   | 'consent.granted'
   | 'consent.denied'

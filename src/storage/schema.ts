@@ -83,6 +83,16 @@ export interface SessionsTable {
   created_at: Millis;
   last_seen_at: Millis;
   expires_at: Millis;
+  /** An out-of-band authorization's code, sealed for this session, waiting to be shown once. */
+  native_code: string | null;
+  native_code_expires_at: Millis | null;
+}
+
+/** Browsers that have signed in to an account (migration 0014). */
+export interface TrustedDevicesTable {
+  device_hash: string;
+  user_id: number;
+  last_used_at: Millis;
 }
 
 export interface ConsentsTable {
@@ -161,6 +171,7 @@ export interface Database {
   portfolios: PortfoliosTable;
   login_failures: LoginFailuresTable;
   secret_reveals: SecretRevealsTable;
+  trusted_devices: TrustedDevicesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -16,6 +16,8 @@ export interface UserStore {
   /** Email is matched case-insensitively. */
   findUserCredentials(email: string): Promise<UserCredentials | undefined>;
   findUserById(id: number): Promise<User | undefined>;
+  /** The same password hashed anew (at a higher cost); the user notices nothing. */
+  replacePasswordHash(userId: number, passwordHash: string, now: number): Promise<void>;
   /** False on a new database: start-up seeds demo data only then. */
   hasAnyUser(): Promise<boolean>;
 }
@@ -97,6 +99,18 @@ export interface SessionStore {
   touchSession(idHash: string, now: number): Promise<void>;
   /** Records `event` (a sign-out) only if the session still existed; says whether it did. */
   deleteSession(idHash: string, event?: NewAuditEvent): Promise<boolean>;
+  /** Holds an out-of-band authorization's code, sealed for the session, replacing any held before. */
+  holdNativeCode(idHash: string, sealedCode: string, expiresAt: number): Promise<void>;
+  /** The code held for the session, once: it is forgotten as it is taken. */
+  takeNativeCode(idHash: string, now: number): Promise<string | undefined>;
+}
+
+/** Browsers that have signed in to an account, by the hash of their device cookie. */
+export interface DeviceStore {
+  /** Whether the device has signed in to the account with this email (matched case-insensitively). */
+  isTrustedFor(deviceHash: string, email: string): Promise<boolean>;
+  /** Records (or refreshes) that the device signed in to the account. */
+  trust(deviceHash: string, userId: number, now: number): Promise<void>;
 }
 
 export interface ConsentStore {
@@ -122,7 +136,7 @@ export interface PortfolioStore {
   deletePortfolio(id: number, ownerId: number): Promise<boolean>;
 }
 
-/** How a key's failures turn into lockouts; see src/http/login-throttle.ts. */
+/** How a key's failures turn into lockouts; see src/accounts/login-throttle.ts. */
 export interface LockoutPolicy {
   /** A key not locked and without a failure for this long starts counting again from zero. */
   forgetAfterMs: number;
@@ -190,6 +204,7 @@ export interface Storage {
   portfolios: PortfolioStore;
   loginThrottle: LoginThrottleStore;
   secretReveals: SecretRevealStore;
+  devices: DeviceStore;
   /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
   /** Whether cached reads may be answered from memory: on PostgreSQL only while other instances' changes are heard. */

@@ -2,7 +2,7 @@
 // application's name is taken from an event's detail; nothing secret is ever in it.
 import type { AuditEvent, AuditEventType } from '../storage/records.ts';
 import { timeElement } from './format.ts';
-import { html } from './html.ts';
+import { type SafeHtml, html } from './html.ts';
 import { layout } from './layout.ts';
 import type { PageUser } from './page-user.ts';
 
@@ -11,6 +11,7 @@ export const ACTIVITY_LABELS: Partial<Record<AuditEventType, string>> = {
   'user.created': 'Account created',
   'sign_in.success': 'Signed in',
   'sign_in.failure': 'Failed sign-in attempt',
+  'sign_in.locked': 'Sign-in locked after failed attempts',
   'sign_out': 'Signed out',
   'consent.granted': 'Allowed an application access',
   'consent.denied': 'Denied an application access',
@@ -45,11 +46,21 @@ export function renderActivityPage(model: { user: PageUser; entries: ActivityEnt
         <tbody>${model.entries.map(({ event, applicationName }) => html`
           <tr>
             <td>${timeElement(event.createdAt)}</td>
-            <td>${ACTIVITY_LABELS[event.type] ?? event.type}</td>
+            <td>${whatHappened(event)}</td>
             <td>${applicationName ?? (event.applicationId === null ? '' : html`<span class="muted">a deleted application</span>`)}</td>
             <td class="optional">${event.ip ?? html`<span class="muted">command line</span>`}</td>
           </tr>`)}
         </tbody>
       </table>`}
     </section>`);
+}
+
+/** A lock says until when, and that browsers which signed in before are not locked out by it (accounts/login-throttle.ts). */
+function whatHappened(event: AuditEvent): SafeHtml | string {
+  const label = ACTIVITY_LABELS[event.type] ?? event.type;
+  const { until, trusted_device: trustedDevice } = event.detail;
+  if (event.type !== 'sign_in.locked' || typeof until !== 'number') return label;
+  return trustedDevice === true
+    ? html`${label} on one of your own browsers, until ${timeElement(until)}`
+    : html`${label}, until ${timeElement(until)}, for browsers that never signed in to your account`;
 }

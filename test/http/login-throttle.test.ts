@@ -2,6 +2,7 @@
 // lockouts, the same answer for unknown emails, and no password check while locked.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { PASSWORD_COST } from '../../src/platform/password.ts';
 import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, PASSWORD, cookieHeader, cookiesFrom, createTestApp, createUser, form, hiddenField,
@@ -234,8 +235,10 @@ describe('sign-in failure limits', () => {
     });
 
     it('checks twenty passwords of a parallel burst across many emails from one address', async () => {
-      // Unknown emails, whose checks take the real scrypt cost: the burst's checks overlap as
-      // widely as a real one's, which accounts' cheap checks here would not.
+      // At the real scrypt cost, so the burst's checks overlap as widely as a real one's.
+      await t.close();
+      t = await createTestApp({}, { passwordCost: PASSWORD_COST });
+      user = await createUser(t);
       const sprayed = Array.from({ length: 30 }, (_, i) => `sprayed${i}@example.test`);
       const answers = await burst(t, sprayed, 'wrong', '203.0.113.9');
       const statuses = answers.map((answer) => answer.statusCode);

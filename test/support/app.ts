@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { hashPassword } from '../../src/platform/password.ts';
+import { type PasswordCost, hashPassword } from '../../src/platform/password.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateClientId, generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import type { Application, NewAuditEvent, User } from '../../src/storage/records.ts';
@@ -17,12 +17,11 @@ import { createTestStorage } from './storage.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 /**
- * Test users' passwords are hashed at a far lower scrypt cost than a new account's
- * (a check takes 3 ms here against 170 ms), since sign-in tests check hundreds. The
- * cost is read back from the stored hash, as for a hash made before a cost was
- * raised. Sign-ups and the dummy check for unknown emails keep the real cost.
+ * Test apps hash passwords at a far lower scrypt cost than a deployment's, since
+ * sign-in tests check hundreds; the cost is read back from each stored hash.
+ * `passwordCost` in TestAppOptions gives an app the real one.
  */
-const TEST_USER_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
+export const TEST_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
 let passwordHash: Promise<string> | undefined;
 
 export interface TestApp {
@@ -37,20 +36,25 @@ export interface TestAppOptions {
   /** Another test app's storage, for two instances over one database; its owner closes it. */
   storage?: OpenedStorage;
   rateLimitKeyPrefix?: string;
+  /** The app's password cost: TEST_PASSWORD_COST unless given. */
+  passwordCost?: PasswordCost;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const storage = options.storage ?? await createTestStorage();
   const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0));
   const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent', FOLIO_BASE_URL: 'http://folio.test', ...env });
-  const app = await buildApp({ config, storage, clock, random: cryptoRandom, logger: createLogger(config), rateLimitKeyPrefix: options.rateLimitKeyPrefix });
+  const app = await buildApp({
+    config, storage, clock, random: cryptoRandom, logger: createLogger(config), rateLimitKeyPrefix: options.rateLimitKeyPrefix,
+    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
+  });
   const closeStorage = options.storage === undefined;
   return { app, storage, clock, baseUrl: config.baseUrl, close: async () => { await app.close(); if (closeStorage) await storage.close(); } };
 }
 
 let userCount = 0;
 export async function createUser(t: TestApp, name = 'Ada Investor'): Promise<User> {
-  passwordHash ??= hashPassword(PASSWORD, TEST_USER_PASSWORD_COST);
+  passwordHash ??= hashPassword(PASSWORD, TEST_PASSWORD_COST);
   const email = `user${++userCount}-${process.pid}@example.test`;
   const now = t.clock.now();
   // Attributed to nobody, so the events a test looks for are the only ones the user has.

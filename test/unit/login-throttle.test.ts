@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   accountKey, accountLockout, addressKey, addressLockout, growingLockout, waitInWords,
-} from '../../src/http/login-throttle.ts';
+} from '../../src/accounts/login-throttle.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

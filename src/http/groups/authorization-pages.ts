@@ -4,9 +4,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { PasswordCost } from '../../platform/password.ts';
 import type { RandomSource } from '../../platform/random.ts';
 import type { Storage } from '../../storage/stores.ts';
-import { createLoginThrottle } from '../login-throttle.ts';
+import { createLoginThrottle } from '../../accounts/login-throttle.ts';
 import { registerAuthorize } from '../routes/authorize.ts';
 import { registerSignIn } from '../routes/sign-in.ts';
 import { registerSignUp } from '../routes/sign-up.ts';
@@ -19,13 +20,14 @@ export interface AuthorizationPagesDeps {
   random: RandomSource;
   issuer: string;
   allowSignup: boolean;
+  passwordCost: PasswordCost;
 }
 
 export const authorizationPages: FastifyPluginAsync<AuthorizationPagesDeps> = async (app, deps) => {
-  const { storage, sessions, clock, random, issuer, allowSignup } = deps;
+  const { storage, sessions, clock, random, issuer, allowSignup, passwordCost } = deps;
   await registerSessionCookies(app);
   const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
   registerAuthorize(app, { ...storage, sessions, clock, random, issuer, nativeCodePage: issuer + oauthPaths.nativeCode });
-  registerSignIn(app, { ...storage, sessions, throttle, clock, allowSignup });
-  registerSignUp(app, { storage, sessions, throttle, clock, allowSignup });
+  registerSignIn(app, { storage, applications: storage.applications, sessions, throttle, clock, random, passwordCost, allowSignup });
+  registerSignUp(app, { storage, sessions, throttle, clock, allowSignup, passwordCost });
 };

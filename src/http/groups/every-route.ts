@@ -8,15 +8,25 @@ import { refuseRequestsWhileClosing } from '../connection-errors.ts';
 import { registerErrorHandling } from '../errors.ts';
 import type { EveryResponse } from '../every-response.ts';
 import { malformedQueryError } from '../form-body.ts';
+import { warnOnceOfForwardedRequests } from '../forwarded-warning.ts';
 import { registerSecurityHeaders } from '../security-headers.ts';
 
-export const everyRoute = fp<{ everyResponse: EveryResponse }>(async (app, { everyResponse }) => {
+export interface EveryRouteOptions {
+  everyResponse: EveryResponse;
+  /** The base URL is https: responses carry Strict-Transport-Security. */
+  overHttps: boolean;
+  /** FOLIO_TRUST_PROXY is off: a request with X-Forwarded-For is worth a warning. */
+  proxiesUntrusted: boolean;
+}
+
+export const everyRoute = fp<EveryRouteOptions>(async (app, { everyResponse, overHttps, proxiesUntrusted }) => {
   everyResponse.attach(app);
+  if (proxiesUntrusted) warnOnceOfForwardedRequests(app);
   refuseRequestsWhileClosing(app);
   // request.query is parsed for every route, so every route refuses a malformed
   // one, as Fastify refuses a malformed path: 400 invalid_request (RFC 6749 §5.2).
   app.addHook('onRequest', (request, _reply, done) => done(malformedQueryError(request.query)));
   registerBodyParsers(app);
   registerErrorHandling(app);
-  registerSecurityHeaders(app);
+  registerSecurityHeaders(app, overHttps);
 }, { name: 'folio-every-route' });

@@ -19,7 +19,7 @@ import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
 import type { Params } from '../form-body.ts';
 import { requireSignedIn, verifiedForm } from '../page-guard.ts';
-import { SESSION_COOKIE, type Sessions } from '../sessions.ts';
+import type { Sessions } from '../sessions.ts';
 
 export interface ApplicationSettingsDeps {
   storage: Pick<Storage, 'applications' | 'secretReveals'>;
@@ -33,11 +33,6 @@ const NOTICES: Record<string, string> = {
   updated: 'Your changes are saved.',
   deleted: 'The application is deleted; its tokens no longer work.',
 };
-
-/** The browser's session id: the key a waiting secret is sealed with. The guard has checked it. */
-function sessionId(request: FastifyRequest): string {
-  return request.cookies[SESSION_COOKIE]!;
-}
 
 function notice(request: FastifyRequest): string | undefined {
   const key = (request.query as Params).notice;
@@ -105,6 +100,8 @@ export function registerApplicationSettings(app: FastifyInstance, deps: Applicat
     }
   }
 
+  /** The browser's session id: the key a waiting secret is sealed with. The guard has checked it. */
+  const sessionId = (request: FastifyRequest) => deps.sessions.sessionId(request)!;
   /** The new secret waits, sealed, for the page the POST redirects to (DESIGN §2: 303 after every POST). */
   const revealOnNextPage = (request: FastifyRequest) => revealTo(deps, sessionId(request));
 

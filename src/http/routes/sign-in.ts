@@ -2,23 +2,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
-import type { Clock } from '../../platform/clock.ts';
-import { verifyAgainstDummy, verifyPassword } from '../../platform/password.ts';
+import { type SignInDeps, checkSignIn } from '../../accounts/sign-in.ts';
 import type { AuditEventType, NewAuditEvent } from '../../storage/records.ts';
-import type { ApplicationStore, AuditStore, UserStore } from '../../storage/stores.ts';
+import type { ApplicationStore } from '../../storage/stores.ts';
 import { renderSignInPage } from '../../web/sign-in-page.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import type { Params } from '../form-body.ts';
-import { type LoginThrottle, waitInWords } from '../login-throttle.ts';
+import { waitInWords } from '../../accounts/login-throttle.ts';
 import type { Sessions } from '../sessions.ts';
 
-export interface SignInDeps {
-  users: Pick<UserStore, 'findUserCredentials'>;
+export interface SignInRouteDeps extends SignInDeps {
   applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
-  audit: AuditStore;
   sessions: Sessions;
-  throttle: LoginThrottle;
-  clock: Clock;
   /** Whether to offer "Create an account". */
   allowSignup: boolean;
 }
@@ -42,7 +37,7 @@ export function safeReturnPath(value: string | undefined): string {
   return value;
 }
 
-export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
+export function registerSignIn(app: FastifyInstance, deps: SignInRouteDeps): void {
   const html = { html: true };
 
   /** When sign-in is part of an authorization, name the application that asked. */
@@ -77,28 +72,18 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       return showForm(request, reply, returnTo, 403, body.email, 'This form expired. Please sign in again.');
     }
     const email = (body.email ?? '').trim();
-    const password = body.password ?? '';
-    const now = deps.clock.now();
-    const account = email === '' || email.length > 320 ? undefined : email;
     const showLocked = (ms: number) => {
       reply.header('retry-after', String(Math.ceil(ms / 1000)));
       return showForm(request, reply, returnTo, 429, email, lockedMessage(ms));
     };
-    // Counted before any password is hashed: a locked account or address gets no guesses.
-    const attempt = await deps.throttle.begin(account, request.ip);
-    const user = account === undefined ? undefined : await deps.users.findUserCredentials(account);
-    if (attempt.refusedForMs > 0) {
-      await deps.audit.recordEvent(accountEvent('sign_in.failure', user?.id ?? null, request, now, { locked: true }));
-      return showLocked(attempt.refusedForMs);
+    const outcome = await checkSignIn({ email, password: body.password ?? '', ip: request.ip, device: deps.sessions.device(request) }, deps);
+    if (outcome.kind === 'refused') return showLocked(outcome.waitMs);
+    if (outcome.kind === 'wrong') {
+      return outcome.lockedForMs > 0 ? showLocked(outcome.lockedForMs) : showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
     }
-    // An unknown email costs as much as a wrong password, so timing does not reveal accounts.
-    const valid = user === undefined ? await verifyAgainstDummy(password) : await verifyPassword(password, user.passwordHash);
-    if (user === undefined || !valid) {
-      await deps.audit.recordEvent(accountEvent('sign_in.failure', user?.id ?? null, request, now));
-      if (attempt.lockedIfWrongMs > 0) return showLocked(attempt.lockedIfWrongMs);
-      return showForm(request, reply, returnTo, 401, email, SIGN_IN_FAILED);
-    }
-    await deps.throttle.succeeded(attempt, user.email);
+    const { user } = outcome;
+    const now = deps.clock.now();
+    deps.sessions.rememberDevice(reply, outcome.device);
     // A session still live (prompt=login asks for a fresh sign-in over one) is replaced, and its account sees it end.
     const replaced = await deps.sessions.current(request);
     await deps.sessions.start(

@@ -10,6 +10,7 @@ import { AccountError } from '../../accounts/errors.ts';
 import { createUser } from '../../accounts/users.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { PasswordCost } from '../../platform/password.ts';
 import type { User } from '../../storage/records.ts';
 import type { Storage } from '../../storage/stores.ts';
 import { validateSignUp, type SignUpValues } from '../../web/sign-up-form.ts';
@@ -17,7 +18,7 @@ import { renderSignUpPage } from '../../web/sign-up-page.ts';
 import type { FieldErrors } from '../../web/form-fields.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import type { Params } from '../form-body.ts';
-import { type LoginThrottle, waitInWords } from '../login-throttle.ts';
+import { type LoginThrottle, waitInWords } from '../../accounts/login-throttle.ts';
 import type { Sessions } from '../sessions.ts';
 import { safeReturnPath } from './sign-in.ts';
 
@@ -27,6 +28,7 @@ export interface SignUpDeps {
   throttle: LoginThrottle;
   clock: Clock;
   allowSignup: boolean;
+  passwordCost: PasswordCost;
 }
 
 const EMAIL_TAKEN = 'An account with this email already exists. Sign in instead, or use another email.';

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { NewAuditEvent, Session } from '../records.ts';
-import type { Database } from '../schema.ts';
+import type { Database, StorageKind } from '../schema.ts';
 import type { SessionStore } from '../stores.ts';
 import { changedRows } from './columns.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 
 export class KyselySessionStore implements SessionStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
 
   async createSession(session: Session, event?: NewAuditEvent): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -48,5 +48,22 @@ export class KyselySessionStore implements SessionStore {
     }
     return this.db.transaction().execute(async (trx) =>
       recordIfChanged(trx, await trx.deleteFrom('sessions').where('id_hash', '=', idHash).executeTakeFirst(), event));
+  }
+
+  async holdNativeCode(idHash: string, sealedCode: string, expiresAt: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ native_code: sealedCode, native_code_expires_at: expiresAt }).where('id_hash', '=', idHash).execute();
+  }
+
+  // Read and cleared in one transaction, the row locked on PostgreSQL: two pages loaded at once show the code once.
+  takeNativeCode(idHash: string, now: number): Promise<string | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('sessions').select(['native_code', 'native_code_expires_at'])
+        .where('id_hash', '=', idHash).where('native_code', 'is not', null)
+        .$if(this.kind === 'postgres', (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      await trx.updateTable('sessions').set({ native_code: null, native_code_expires_at: null }).where('id_hash', '=', idHash).execute();
+      return (row.native_code_expires_at ?? 0) > now ? row.native_code ?? undefined : undefined;
+    });
   }
 }

@@ -8,6 +8,7 @@ import { KyselyApplicationStore } from './applications.ts';
 import { KyselyAuditStore } from './audit.ts';
 import { KyselyAuthorizationCodeStore } from './codes.ts';
 import { KyselyConsentStore } from './consents.ts';
+import { KyselyDeviceStore } from './devices.ts';
 import { KyselyGrantStore } from './grants.ts';
 import { KyselyLoginThrottleStore } from './login-failures.ts';
 import { KyselyPortfolioStore } from './portfolios.ts';
@@ -26,12 +27,13 @@ export function createStorage(database: OpenDatabase): OpenedStorage {
     grants: mappingErrors(new KyselyGrantStore(database)),
     codes: mappingErrors(new KyselyAuthorizationCodeStore(database)),
     tokens: cachingTokens(mappingErrors(new KyselyTokenStore(database)), changes),
-    sessions: mappingErrors(new KyselySessionStore(db)),
+    sessions: mappingErrors(new KyselySessionStore(db, database.kind)),
     consents: mappingErrors(new KyselyConsentStore(database)),
     audit: mappingErrors(new KyselyAuditStore(db)),
     portfolios: cachingPortfolios(mappingErrors(new KyselyPortfolioStore(database)), changes),
     loginThrottle: mappingErrors(new KyselyLoginThrottleStore(database)),
     secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
+    devices: mappingErrors(new KyselyDeviceStore(database)),
     async isReachable() {
       if (closed) return false;
       try {

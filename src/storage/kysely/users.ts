@@ -62,4 +62,8 @@ export class KyselyUserStore implements UserStore {
     const row = await this.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
     return row !== undefined;
   }
+
+  async replacePasswordHash(userId: number, passwordHash: string, now: number): Promise<void> {
+    await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+  }
 }

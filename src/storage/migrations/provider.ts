@@ -12,6 +12,7 @@ import { accessTokensByRefreshTokenMigration } from './0010-access-tokens-by-ref
 import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-unindexed.ts';
 import { roomForSpendingMigration } from './0012-room-for-spending.ts';
 import { changesAnnouncedByStoresMigration } from './0013-changes-announced-by-stores.ts';
+import { trustedDevicesAndNativeCodesMigration } from './0014-trusted-devices-and-native-codes.ts';
 import { retiredMigration } from './retired.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -32,6 +33,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
       '0012-room-for-spending': roomForSpendingMigration(this.kind),
       '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(this.kind),
+      '0014-trusted-devices-and-native-codes': trustedDevicesAndNativeCodesMigration(),
     };
   }
 }

@@ -1,6 +1,9 @@
 // Sign-in failure limits (DESIGN §2): failures are counted per account (the
 // normalized email, whether or not an account has it, so a lock says nothing
-// about which emails exist) and per client address, with growing lockouts.
+// about which emails exist) and per client address, with growing lockouts. A
+// browser that has signed in to the account before (a trusted device, OWASP's
+// "device cookies") counts against an allowance of its own instead, so a stranger
+// who locks the account for unknown devices does not lock out its owner.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Clock } from '../platform/clock.ts';
 import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
@@ -42,6 +45,11 @@ export function accountKey(email: string): string {
   return `account:${email.trim().toLowerCase()}`;
 }
 
+/** A trusted device's own allowance for one account. */
+function deviceKey(email: string, deviceHash: string): string {
+  return `device:${deviceHash}:${email.trim().toLowerCase()}`;
+}
+
 /**
  * IPv4 addresses count one by one; IPv6 addresses by their /64, since one
  * subscriber usually holds a whole /64 and could otherwise change address per try.
@@ -71,6 +79,8 @@ export interface SignInAttempt {
   refusedForMs: number;
   /** How long the account or address is locked if this attempt fails (it is already counted). */
   lockedIfWrongMs: number;
+  /** When this attempt, if wrong, locks the account (for unknown devices, or for this trusted one), or null. */
+  locksAccountUntil: number | null;
   counted: { key: string; attempt: CountedAttempt }[];
 }
 
@@ -86,12 +96,12 @@ export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Cl
      * before its password is checked. Counting afterwards let a burst of parallel
      * guesses all pass the lock check while the first ones were still being hashed.
      */
-    async begin(email: string | undefined, ip: string): Promise<SignInAttempt> {
+    async begin(email: string | undefined, ip: string, trustedDevice?: string): Promise<SignInAttempt> {
       const now = deps.clock.now();
       // The account first: a locked account must not cost its address a count.
-      const limits: [string, LockoutPolicy][] = email === undefined
-        ? [[addressKey(ip), addressLockout]]
-        : [[accountKey(email), accountLockout], [addressKey(ip), addressLockout]];
+      const limits: [string, LockoutPolicy][] = email === undefined ? [[addressKey(ip), addressLockout]]
+        : trustedDevice !== undefined ? [[deviceKey(email, trustedDevice), accountLockout]]
+          : [[accountKey(email), accountLockout], [addressKey(ip), addressLockout]];
       const counted: SignInAttempt['counted'] = [];
       for (const [index, [key, policy]] of limits.entries()) {
         const attempt = await deps.store.countAttempt(key, now, policy);
@@ -101,22 +111,26 @@ export function createLoginThrottle(deps: { store: LoginThrottleStore; clock: Cl
           // must not hide its address's hour. The keys after this one are read, not counted.
           const later = await Promise.all(limits.slice(index + 1).map(([laterKey]) => deps.store.lockedUntil(laterKey, now)));
           const until = Math.max(attempt.lockedUntil ?? 0, ...later.map((lock) => lock ?? 0));
-          return { refusedForMs: Math.max(1, remaining(until)), lockedIfWrongMs: 0, counted: [] };
+          return { refusedForMs: Math.max(1, remaining(until)), lockedIfWrongMs: 0, locksAccountUntil: null, counted: [] };
         }
         counted.push({ key, attempt });
       }
-      return { refusedForMs: 0, lockedIfWrongMs: Math.max(0, ...counted.map(({ attempt }) => remaining(attempt.lockedUntil))), counted };
+      const [first] = counted;
+      const locksAccountUntil = email !== undefined && first !== undefined && first.attempt.lockedUntil !== first.attempt.previousLockedUntil
+        ? first.attempt.lockedUntil : null;
+      return { refusedForMs: 0, lockedIfWrongMs: Math.max(0, ...counted.map(({ attempt }) => remaining(attempt.lockedUntil))), locksAccountUntil, counted };
     },
 
     /**
      * The password was right. The account's count goes; the address only takes back
      * this attempt: otherwise one account of the attacker's own would reset it between guesses.
      */
-    async succeeded(attempt: SignInAttempt, email: string): Promise<void> {
+    async succeeded(attempt: SignInAttempt, email: string, trustedDevice?: string): Promise<void> {
+      const ownKey = trustedDevice === undefined ? accountKey(email) : deviceKey(email, trustedDevice);
       for (const { key, attempt: counted } of attempt.counted) {
-        if (key !== accountKey(email)) await deps.store.forgiveAttempt(key, counted);
+        if (key !== ownKey) await deps.store.forgiveAttempt(key, counted);
       }
-      await deps.store.clearFailures(accountKey(email));
+      await deps.store.clearFailures(ownKey);
     },
 
     /** Takes the whole attempt back (a sign-up that did not find its email taken). */

@@ -11,10 +11,13 @@ import { lifetimes } from './lifetimes.ts';
 import { OOB_REDIRECT_URI, buildRedirect } from './redirect-uris.ts';
 import type { TokenMinter } from './tokens.ts';
 
-export type AuthorizationStep =
-  | { step: 'sign_in' }
-  | { step: 'consent' }
-  | { step: 'redirect'; location: string };
+/** Where a code or an answer goes: the client's redirect URI, or for the out-of-band URI, Folio's own page. */
+export type AuthorizationAnswer =
+  | { step: 'redirect'; location: string }
+  /** An out-of-band code: shown once to this browser, never carried in a URL. */
+  | { step: 'show_code'; code: string };
+
+export type AuthorizationStep = { step: 'sign_in' } | { step: 'consent' } | AuthorizationAnswer;
 
 export interface AuthorizationDecisionDeps extends TokenMinter {
   grants: Pick<GrantStore, 'findOrCreateActiveGrant'>;
@@ -22,7 +25,7 @@ export interface AuthorizationDecisionDeps extends TokenMinter {
   consents: Pick<ConsentStore, 'findConsent' | 'rememberConsent' | 'forgetConsent'>;
   /** RFC 9207 `iss`: the issuer identifier, i.e. FOLIO_BASE_URL. */
   issuer: string;
-  /** Where the out-of-band redirect shows the code. */
+  /** Where the out-of-band URI's answers are shown. */
   nativeCodePage: string;
 }
 
@@ -44,7 +47,18 @@ export async function decideAuthorization(
     if (request.prompt.none) throw errorForRequest(request, 'consent_required', 'The user has not approved this application');
     return { step: 'consent' };
   }
-  return { step: 'redirect', location: await whileRegistered(() => issueCode(request, userId, deps)) };
+  return whileRegistered(() => issueCode(request, userId, deps));
+}
+
+/**
+ * RFC 9700 §4.11.2: the browser is sent to a redirect URI with an error, with no
+ * click, only when the user interacted with Folio in this request (the consent
+ * form) or has approved the application before. Otherwise anyone could register
+ * an application and use a Folio link to bounce visitors to any address; the
+ * error is shown on a page whose link continues to the application.
+ */
+export async function mayRedirectWithoutAsking(applicationId: number, userId: number | undefined, deps: Pick<AuthorizationDecisionDeps, 'consents'>): Promise<boolean> {
+  return userId !== undefined && (await deps.consents.findConsent(userId, applicationId)) !== undefined;
 }
 
 /** The request's parameters with prompt=login and prompt_login removed: where sign-in returns to. */
@@ -61,15 +75,15 @@ export async function answerConsent(
   approved: boolean,
   ip: string | null,
   deps: AuthorizationDecisionDeps,
-): Promise<string> {
+): Promise<AuthorizationAnswer> {
   const now = deps.clock.now();
   const event = { userId, applicationId: request.application.id, ip, detail: { scope: request.scope.join(' ') }, createdAt: now };
   if (!approved) {
     // The latest answer is the one remembered: a denial withdraws an earlier approval.
     await whileRegistered(() => deps.consents.forgetConsent(userId, request.application.id, { type: 'consent.denied', ...event }));
     // The out-of-band URI has no address: Folio's own page says so, after the usual 303.
-    if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { error: 'access_denied' });
-    return errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps);
+    if (request.redirectUri === OOB_REDIRECT_URI) return { step: 'redirect', location: buildRedirect(deps.nativeCodePage, { error: 'access_denied' }) };
+    return { step: 'redirect', location: errorLocation(errorForRequest(request, 'access_denied', 'The user denied the request'), deps) };
   }
   return whileRegistered(async () => {
     await deps.consents.rememberConsent(userId, request.application.id, request.scope, now, { type: 'consent.granted', ...event });
@@ -92,7 +106,7 @@ export function errorLocation(error: OAuthError, deps: Pick<AuthorizationDecisio
 export function errorForRequest(request: AuthorizationRequest, code: OAuthErrorCode, description: string): OAuthError {
   const error = new OAuthError(code, description);
   if (request.redirectUri === OOB_REDIRECT_URI) return error;
-  return error.withRedirect({ redirectUri: request.redirectUri, state: request.state });
+  return error.withRedirect({ redirectUri: request.redirectUri, state: request.state, application: request.application });
 }
 
 /**
@@ -115,7 +129,7 @@ async function needsConsent(request: AuthorizationRequest, userId: number, deps:
   return consent === undefined || !request.scope.every((scope) => consent.scope.includes(scope));
 }
 
-async function issueCode(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<string> {
+async function issueCode(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<AuthorizationAnswer> {
   const now = deps.clock.now();
   const { application } = request;
   const grant = await deps.grants.findOrCreateActiveGrant(userId, application.id, request.scope, now);
@@ -132,6 +146,6 @@ async function issueCode(request: AuthorizationRequest, userId: number, deps: Au
     expiresAt: now + lifetimes.authorizationCode,
     consumedAt: null,
   });
-  if (request.redirectUri === OOB_REDIRECT_URI) return buildRedirect(deps.nativeCodePage, { code });
-  return buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer });
+  if (request.redirectUri === OOB_REDIRECT_URI) return { step: 'show_code', code };
+  return { step: 'redirect', location: buildRedirect(request.redirectUri, { code, state: request.state, iss: deps.issuer }) };
 }

@@ -91,6 +91,6 @@ export async function validateAuthorizationRequest(
   } catch (error) {
     if (!(error instanceof OAuthError) || !redirectable) throw error;
     const state = input.repeatedParams.includes('state') ? undefined : params.state;
-    throw error.withRedirect({ redirectUri, state });
+    throw error.withRedirect({ redirectUri, state, application });
   }
 }

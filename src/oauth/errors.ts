@@ -40,10 +40,11 @@ const statusByCode: Partial<Record<OAuthErrorCode, number>> = {
   temporarily_unavailable: 503,
 };
 
-/** Where an authorization-endpoint error is sent: a verified redirect URI and the request's state. */
+/** Where an authorization-endpoint error is sent: a verified redirect URI, the request's state, and whose URI it is. */
 export interface ErrorRedirect {
   redirectUri: string;
   state: string | undefined;
+  application: { id: number; name: string };
 }
 
 export interface OAuthErrorOptions {

@@ -51,13 +51,14 @@ export interface ApplicationDetailModel {
 export function renderApplicationDetail(model: ApplicationDetailModel): string {
   const { application } = model;
   const base = `/settings/applications/${application.id}`;
-  return layout({ title: application.name, signedInAs: model.user }, html`
+  return layout({ title: application.name, signedInAs: model.user, copyButtons: model.secret !== undefined }, html`
     ${model.secret === undefined ? '' : html`
     <section class="card" aria-labelledby="secret-heading">
       <h2 id="secret-heading">Client secret</h2>
       <p class="notice" role="status">Copy the secret now and keep it safe: it is shown only this once.
         If you lose it, make a new one.</p>
       <p class="secret" id="client-secret">${model.secret}</p>
+      <button type="button" data-copy="client-secret" hidden>Copy secret</button>
     </section>`}
     <section class="card">
       <p><a href="/settings/applications">&larr; API settings</a></p>

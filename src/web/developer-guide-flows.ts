@@ -14,7 +14,8 @@ export function authorizationCodeFlow(base: string): SafeHtml {
       <li>Send the browser to the authorization endpoint:
         ${pre(`${base}/oauth2/authorize?response_type=code&client_id=CLIENT_ID&redirect_uri=https%3A%2F%2Fclient.example%2Fcallback&state=STATE&code_challenge=CHALLENGE&code_challenge_method=S256`)}
         The user signs in and approves. Add <code>prompt=login</code> (or <code>prompt_login=true</code>) to force a new sign-in,
-        <code>prompt=consent</code> to ask again, <code>prompt=none</code> to fail with <code>login_required</code>/<code>consent_required</code> instead of showing a page.</li>
+        <code>prompt=consent</code> to ask again, <code>prompt=none</code> to fail with <code>login_required</code>/<code>consent_required</code> instead of showing a page
+        (redirected only for a user who approved your application before; anyone else sees Folio's error page, with a link back to you).</li>
       <li>Folio redirects to your <code>redirect_uri</code> with <code>code</code>, <code>state</code> and <code>iss</code> (RFC 9207).
         Check that <code>state</code> is yours and <code>iss</code> is <code>${base}</code>. A refusal arrives the same way with
         <code>error=access_denied</code>.</li>
@@ -30,8 +31,8 @@ export function outOfBandFlow(base: string): SafeHtml {
   return html`
     <h3 id="flow-oob">Out-of-band (no redirect server)</h3>
     <p>Register <code>urn:ietf:wg:oauth:2.0:oob</code> as a redirect URI and use it in step 3 above. After approval the
-      browser lands on <code>${base}/oauth2/authorize/native</code>, which shows the code for the user to paste into your
-      application; exchange it with <code>redirect_uri=urn:ietf:wg:oauth:2.0:oob</code>. Desktop applications should prefer a
+      browser lands on <code>${base}/oauth2/authorize/native</code>, which shows the code once, to that browser only, for
+      the user to copy into your application; exchange it with <code>redirect_uri=urn:ietf:wg:oauth:2.0:oob</code>. Desktop applications should prefer a
       loopback redirect (<code>http://127.0.0.1/callback</code>; any port matches, RFC 8252 §7.3).</p>`;
 }
 

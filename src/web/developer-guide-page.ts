@@ -83,8 +83,10 @@ function errorsSection(): SafeHtml {
           <code>error="invalid_token"</code> when it is bad, expired or revoked (refresh and retry once); 403
           <code>insufficient_scope</code>; 404 <code>not_found</code> for a portfolio that is not the user's.</li>
         <li>Authorization endpoint: errors go to your redirect URI with <code>error</code>, <code>state</code> and
-          <code>iss</code>, except an unknown client or redirect URI, which is shown to the user and never redirected, and
-          errors of an out-of-band request, which Folio's page shows the user.</li>
+          <code>iss</code>: by redirect once the user has answered the consent page or approved your application before;
+          otherwise Folio shows the error with a link that continues to you, so its links cannot bounce people anywhere
+          unasked (RFC 9700 §4.11.2). An unknown client or redirect URI is shown to the user and never redirected, and
+          errors of an out-of-band request are shown on Folio's page.</li>
         <li>503 <code>temporarily_unavailable</code> with <code>Retry-After</code>; 500 <code>server_error</code>.</li>
       </ul>
     </section>

@@ -4,6 +4,8 @@ export interface LayoutOptions {
   title: string;
   /** Shown in the header when someone is signed in. */
   signedInAs?: { name: string; email: string; csrfToken: string };
+  /** The page has Copy buttons (web/copy-script.ts). */
+  copyButtons?: boolean;
 }
 
 export function layout(options: LayoutOptions, body: SafeHtml): string {
@@ -25,6 +27,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Folio</title>
 <link rel="stylesheet" href="/assets/folio.css">
+${options.copyButtons === true ? html`<script src="/assets/copy.js" defer></script>` : ''}
 </head>
 <body>
 <header class="site"><a class="brand" href="/">Folio</a>${nav}</header>

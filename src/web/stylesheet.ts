@@ -21,7 +21,6 @@ input[type=text], input[type=email], input[type=password], input[type=url], inpu
   width: 100%; padding: .6rem .7rem; font: inherit; color: var(--ink); background: #fff; border: 1px solid #8a96a8; border-radius: 6px; }
 textarea { min-height: 5rem; }
 input:focus-visible, select:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #7aa7ef; outline-offset: 2px; }
-input.code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; }
 .hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
 .field-error { color: var(--danger); font-size: .9rem; margin: .25rem 0 0; }
 .checkbox { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
@@ -37,7 +36,7 @@ main a { color: var(--accent); }
 main a:visited { color: #5a3d9a; }
 .error { color: var(--danger); background: #fdf0ef; border: 1px solid #f4c7c3; padding: .6rem .8rem; border-radius: 6px; }
 .notice { color: var(--ok); background: #eef8f1; border: 1px solid #bfe3cb; padding: .6rem .8rem; border-radius: 6px; }
-.secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; background: #fff8e6; border: 1px solid #f0d48a; padding: .6rem .8rem; border-radius: 6px; }
+.secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; word-break: break-all; user-select: all; background: #fff8e6; border: 1px solid #f0d48a; padding: .6rem .8rem; border-radius: 6px; }
 ul.scopes { padding-left: 1.25rem; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }

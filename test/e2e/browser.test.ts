@@ -14,6 +14,7 @@ import { type ServerProcess, freePort, startServerProcess } from '../support/ser
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = new URL('../../.tmp/screenshots/', import.meta.url).pathname;
 const PASSWORD = 'browser-test-password';
+const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 // Flags for a sandboxed root CI machine without network access beyond loopback.
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -65,7 +66,7 @@ describe('in a real browser', { skip }, () => {
     await page.goto(`${server.baseUrl}/settings/applications/new`);
     await shoot(page, '03-register-application');
     await page.getByLabel('Name').fill('Browser Test App');
-    await page.getByLabel('Redirect URIs').fill(callbackUrl);
+    await page.getByLabel('Redirect URIs').fill(`${callbackUrl}\n${OOB}`);
     await page.getByLabel(/Confidential/).check();
     await page.getByRole('button', { name: 'Register application' }).click();
     const clientId = (await page.locator('#client-id').textContent())!.trim();
@@ -91,6 +92,25 @@ describe('in a real browser', { skip }, () => {
     const { access_token: accessToken } = await exchange.json() as { access_token: string };
     const api = () => fetch(`${server.baseUrl}/api/v2/portfolios.json`, { headers: { authorization: `Bearer ${accessToken}` } });
     assert.equal((await api()).status, 200);
+
+    // Out of band: the code is shown once on Folio's page, whole, with a Copy button that works.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
+    await page.goto(`${server.baseUrl}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: OOB })}`);
+    await page.waitForURL(/\/oauth2\/authorize\/native$/);
+    await page.setViewportSize({ width: 390, height: 800 });
+    await shoot(page, '14-out-of-band-code', 390);
+    const codeBox = (await page.locator('#code').boundingBox())!;
+    const cardBox = (await page.locator('section.card').boundingBox())!;
+    assert.ok(codeBox.x + codeBox.width <= cardBox.x + cardBox.width, 'the code fits in its card');
+    await page.getByRole('button', { name: 'Copy code' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    const oobCode = (await page.locator('#code').textContent())!.trim();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), oobCode);
+    const oobExchange = await fetch(`${server.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: oobCode, redirect_uri: OOB, client_id: clientId, client_secret: clientSecret }),
+    });
+    assert.equal(oobExchange.status, 200);
 
     await page.goto(`${server.baseUrl}/settings/connections`);
     await shoot(page, '06-connected-applications');
@@ -120,8 +140,6 @@ describe('in a real browser', { skip }, () => {
     const signUp = await visitor.newPage();
     await signUp.goto(`${server.baseUrl}/signup`);
     await shoot(signUp, '13-sign-up');
-    await signUp.goto(`${server.baseUrl}/oauth2/authorize/native?code=folio_ac_example`);
-    await shoot(signUp, '14-out-of-band-code', 390);
     await visitor.close();
   });
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { StorageUnavailableError } from '../../src/storage/errors.ts';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
-  type TestApp, type TestClient, PASSWORD, approve, authorizeUrl, bearer, cookieHeader, cookiesFrom, createClient,
+  type TestApp, type TestClient, PASSWORD, approve, authorizeUrl, bearer, continuationOf, cookieHeader, cookiesFrom, createClient,
   createTestApp, createUser, form, hiddenField, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 
@@ -131,11 +131,21 @@ describe('authorization endpoint', () => {
   });
 
   describe('RFC 6749 §4.1.2.1 unexpected failures after the client is verified', () => {
-    for (const [failure, code] of [[new Error('boom'), 'server_error'], [new StorageUnavailableError(new Error('down')), 'temporarily_unavailable']] as const) {
-      it(`are sent back to the client as ${code}, with state`, async () => {
+    const failures = [[new Error('boom'), 'server_error', 500], [new StorageUnavailableError(new Error('down')), 'temporarily_unavailable', 503]] as const;
+    for (const [failure, code, status] of failures) {
+      it(`are offered to the client as ${code}, with state, by a link when approval cannot be checked`, async () => {
         const client = await createClient(t, await createUser(t));
         const jar = await signIn(t, await createUser(t));
         t.storage.consents.findConsent = async () => { throw failure; };
+        const link = continuationOf(await get(t, authorizeUrl(client, { state: TRICKY_STATE }), jar), status);
+        assertRedirectedError(link.href, 'https://client.example/callback', code, TRICKY_STATE);
+      });
+
+      it(`are sent back to the client as ${code}, with state, once the user has approved it`, async () => {
+        const client = await createClient(t, await createUser(t));
+        const jar = await signIn(t, await createUser(t));
+        await approve(t, jar, authorizeUrl(client));
+        t.storage.codes.saveAuthorizationCode = async () => { throw failure; };
         const response = await get(t, authorizeUrl(client, { state: TRICKY_STATE }), jar);
         assert.equal(response.statusCode, 302);
         assertRedirectedError(response.headers.location as string, 'https://client.example/callback', code, TRICKY_STATE);
@@ -158,9 +168,8 @@ describe('authorization endpoint', () => {
     it('refuses, to the client, a request whose state sign-in could not carry back once percent-encoded', async () => {
       const client = await createClient(t, await createUser(t));
       const state = '/+='.repeat(500);
-      const response = await get(t, authorizeUrl(client, { state }));
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, 'https://client.example/callback', 'invalid_request', state);
+      const link = continuationOf(await get(t, authorizeUrl(client, { state })));
+      assertRedirectedError(link.href, 'https://client.example/callback', 'invalid_request', state);
     });
   });
 
@@ -233,44 +242,82 @@ describe('authorization endpoint', () => {
     });
   });
 
-  describe('RFC 6749 §4.1.2.1 errors after verification are redirected with error, error_description, state and iss', () => {
+  describe('RFC 6749 §4.1.2.1 errors after verification carry error, error_description, state and iss', () => {
     const callback = 'https://client.example/callback';
 
     it('answers a missing response_type with invalid_request', async () => {
       const client = await createClient(t, await createUser(t));
       const params = new URLSearchParams({ client_id: client.clientId, redirect_uri: callback, state: TRICKY_STATE });
-      const response = await get(t, `/oauth2/authorize?${params}`);
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, callback, 'invalid_request', TRICKY_STATE);
+      const link = continuationOf(await get(t, `/oauth2/authorize?${params}`));
+      assertRedirectedError(link.href, callback, 'invalid_request', TRICKY_STATE);
     });
 
     it('answers response_type=token with unsupported_response_type', async () => {
       const client = await createClient(t, await createUser(t));
-      const response = await get(t, authorizeUrl(client, { response_type: 'token', state: TRICKY_STATE }));
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, callback, 'unsupported_response_type', TRICKY_STATE);
+      const link = continuationOf(await get(t, authorizeUrl(client, { response_type: 'token', state: TRICKY_STATE })));
+      assertRedirectedError(link.href, callback, 'unsupported_response_type', TRICKY_STATE);
     });
 
     it('answers an unknown scope with invalid_scope', async () => {
       const client = await createClient(t, await createUser(t));
-      const response = await get(t, authorizeUrl(client, { scope: 'read write', state: TRICKY_STATE }));
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, callback, 'invalid_scope', TRICKY_STATE);
+      const link = continuationOf(await get(t, authorizeUrl(client, { scope: 'read write', state: TRICKY_STATE })));
+      assertRedirectedError(link.href, callback, 'invalid_scope', TRICKY_STATE);
     });
 
     it('answers a repeated state with invalid_request and echoes neither value', async () => {
       const client = await createClient(t, await createUser(t));
-      const response = await get(t, `${authorizeUrl(client, { state: 'one' })}&state=two`);
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, callback, 'invalid_request', null);
+      const link = continuationOf(await get(t, `${authorizeUrl(client, { state: 'one' })}&state=two`));
+      assertRedirectedError(link.href, callback, 'invalid_request', null);
     });
 
-    it('redirects the error even when the user is already signed in, without showing consent', async () => {
+    it('redirects the error without a page once the signed-in user has approved the application', async () => {
       const client = await createClient(t, await createUser(t));
       const jar = await signIn(t, await createUser(t));
+      const unapproved = continuationOf(await get(t, authorizeUrl(client, { response_type: 'token' }), jar));
+      assertRedirectedError(unapproved.href, callback, 'unsupported_response_type', 'xyz-state');
+      await approve(t, jar, authorizeUrl(client));
       const response = await get(t, authorizeUrl(client, { response_type: 'token' }), jar);
       assert.equal(response.statusCode, 302);
       assertRedirectedError(response.headers.location as string, callback, 'unsupported_response_type', 'xyz-state');
+    });
+
+    it('redirects an error in the answer to the consent form: the user is interacting with Folio', async () => {
+      const client = await createClient(t, await createUser(t));
+      const jar = await signIn(t, await createUser(t));
+      const page = await get(t, authorizeUrl(client, { state: TRICKY_STATE }), jar);
+      const response = await postConsent(t, jar, { ...consentFields(page.body), response_type: 'token', decision: 'approve' });
+      assert.equal(response.statusCode, 303);
+      assertRedirectedError(response.headers.location as string, callback, 'unsupported_response_type', TRICKY_STATE);
+    });
+  });
+
+  describe('RFC 9700 §4.11.2 no open redirect', () => {
+    const land = 'https://evil.example/land';
+
+    it("shows a page naming the application and its host instead of bouncing a visitor to an attacker's address", async () => {
+      const attacker = await createUser(t);
+      const client = await createClient(t, attacker, { name: 'Free Stock Tips', redirectUris: [land] });
+      const response = await get(t, `/oauth2/authorize?${new URLSearchParams({ client_id: client.clientId, redirect_uri: land })}`);
+      const link = continuationOf(response);
+      assert.match(response.body, /Free Stock Tips/);
+      assert.match(response.body, /<strong>evil\.example<\/strong>/);
+      assertRedirectedError(link.href, land, 'invalid_request', null);
+    });
+
+    it('does not redirect for a signed-in visitor who never approved the application either, nor with prompt=none', async () => {
+      const client = await createClient(t, await createUser(t), { redirectUris: [land] });
+      const jar = await signIn(t, await createUser(t));
+      continuationOf(await get(t, `/oauth2/authorize?${new URLSearchParams({ client_id: client.clientId, redirect_uri: land })}`, jar));
+      continuationOf(await get(t, authorizeUrl(client, { prompt: 'none' })));
+      continuationOf(await get(t, authorizeUrl(client, { prompt: 'none' }), jar));
+    });
+
+    it('escapes the application name on the page', async () => {
+      const client = await createClient(t, await createUser(t), { name: 'Tips <b>now</b>' });
+      const response = await get(t, authorizeUrl(client, { response_type: 'token' }));
+      continuationOf(response);
+      assert.ok(!response.body.includes('<b>now</b>'));
+      assert.match(response.body, /Tips &lt;b&gt;now&lt;\/b&gt;/);
     });
   });
 
@@ -316,26 +363,46 @@ describe('authorization endpoint', () => {
   describe('out-of-band redirect urn:ietf:wg:oauth:2.0:oob', () => {
     const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 
-    it('shows the code on the native page, and the code exchanges with redirect_uri=oob', async () => {
+    const shownCode = (body: string) => /<p class="secret" id="code"[^>]*>(folio_ac_[^<]+)<\/p>/.exec(body)?.[1];
+
+    it('shows the code once, to the browser that approved, never in a URL; it exchanges with redirect_uri=oob', async () => {
       const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
       const jar = await signIn(t, await createUser(t));
       const page = await get(t, authorizeUrl(client), jar);
       assert.match(page.body, /shown a code to copy/);
       const response = await postConsent(t, jar, { ...consentFields(page.body), decision: 'approve' });
       assert.equal(response.statusCode, 303);
-      const location = new URL(response.headers.location as string);
-      assert.equal(`${location.origin}${location.pathname}`, `${ISSUER}/oauth2/authorize/native`);
-      const code = location.searchParams.get('code')!;
-      assert.match(code, /^folio_ac_/);
+      assert.equal(response.headers.location, `${ISSUER}/oauth2/authorize/native`);
 
-      const native = await get(t, location.pathname + location.search);
+      assert.match((await get(t, '/oauth2/authorize/native')).body, /No authorization code/, 'a browser without the session sees nothing');
+      const other = await signIn(t, await createUser(t));
+      assert.match((await get(t, '/oauth2/authorize/native', other)).body, /No authorization code/, 'nor does another session');
+      assert.equal((await t.app.inject({ method: 'HEAD', url: '/oauth2/authorize/native', headers: { cookie: cookieHeader(jar) } })).statusCode, 200);
+
+      const native = await get(t, '/oauth2/authorize/native', jar);
       assert.equal(native.statusCode, 200);
       assert.match(String(native.headers['content-type']), /^text\/html/);
-      assert.ok(native.body.includes(`value="${code}"`));
+      assert.equal(native.headers['cache-control'], 'no-store');
+      const code = shownCode(native.body)!;
+      assert.match(code, /^folio_ac_/);
+      assert.match(native.body, /<script src="\/assets\/copy\.js" defer><\/script>/);
+      assert.match(native.body, /<button type="button" class="primary" data-copy="code" hidden>Copy code<\/button>/);
+      const again = await get(t, '/oauth2/authorize/native', jar);
+      assert.equal(shownCode(again.body), undefined, 'shown once');
+      assert.match(again.body, /No authorization code/);
 
       const tokens = await exchange(t, client, code, OOB);
       assert.equal(tokens.statusCode, 200, tokens.body);
       assert.match(tokens.json().access_token, /^folio_at_/);
+    });
+
+    // That the code is held sealed, never in plain text, is checked with every other secret in test/reliability/secrets-at-rest.test.ts.
+    it('forgets a code not looked at before it would have expired', async () => {
+      const client = await createClient(t, await createUser(t), { redirectUris: [OOB] });
+      const jar = await signIn(t, await createUser(t));
+      await answer(t, jar, authorizeUrl(client, { redirect_uri: OOB }), 'approve');
+      t.clock.advance(10 * 60_000 + 1);
+      assert.match((await get(t, '/oauth2/authorize/native', jar)).body, /No authorization code/);
     });
 
     it('shows errors after verification on a page, since there is no address to redirect to', async () => {
@@ -343,11 +410,14 @@ describe('authorization endpoint', () => {
       assertErrorPage(await get(t, authorizeUrl(client, { redirect_uri: OOB, response_type: 'token' })), /response_type=code/);
     });
 
-    it('shows only what could be one of its codes: other text from a link is not presented as a code', async () => {
-      const spoof = await get(t, `/oauth2/authorize/native?${new URLSearchParams({ code: 'Call 555-0100 to verify your account' })}`);
-      assert.equal(spoof.statusCode, 200);
-      assert.doesNotMatch(spoof.body, /555-0100/);
-      assert.match(spoof.body, /No authorization code/);
+    it('shows nothing a link carries: neither text nor a code of the right shape (code injection)', async () => {
+      const jar = await signIn(t, await createUser(t));
+      for (const code of ['Call 555-0100 to verify your account', 'folio_ac_AttackersOwnCodeOfTheRightShape0123456789abcdef']) {
+        const spoof = await get(t, `/oauth2/authorize/native?${new URLSearchParams({ code })}`, jar);
+        assert.equal(spoof.statusCode, 200);
+        assert.ok(!spoof.body.includes(code));
+        assert.match(spoof.body, /No authorization code/);
+      }
     });
 
     it("names a native app's private-use scheme as the destination on the consent page (RFC 8252 §7.1)", async () => {
@@ -506,17 +576,25 @@ describe('authorization endpoint', () => {
   });
 
   describe('prompt=none', () => {
-    it('answers login_required when nobody is signed in', async () => {
+    it('offers login_required by a link when nobody is signed in: nothing says the visitor meant to go to the application', async () => {
       const client = await createClient(t, await createUser(t));
-      const response = await get(t, authorizeUrl(client, { prompt: 'none', state: TRICKY_STATE }));
-      assert.equal(response.statusCode, 302);
-      assertRedirectedError(response.headers.location as string, 'https://client.example/callback', 'login_required', TRICKY_STATE);
+      const link = continuationOf(await get(t, authorizeUrl(client, { prompt: 'none', state: TRICKY_STATE })));
+      assertRedirectedError(link.href, 'https://client.example/callback', 'login_required', TRICKY_STATE);
     });
 
-    it('answers consent_required when the user has not approved the application', async () => {
+    it('offers consent_required by a link when the user has never approved the application', async () => {
       const client = await createClient(t, await createUser(t));
       const jar = await signIn(t, await createUser(t));
-      const response = await get(t, authorizeUrl(client, { prompt: 'none' }), jar);
+      const link = continuationOf(await get(t, authorizeUrl(client, { prompt: 'none' }), jar));
+      assertRedirectedError(link.href, 'https://client.example/callback', 'consent_required', 'xyz-state');
+    });
+
+    it('redirects consent_required once the user has approved the application before (a public one asks every time)', async () => {
+      const client = await createClient(t, await createUser(t), { confidential: false });
+      const jar = await signIn(t, await createUser(t));
+      const pkce = { code_challenge: pkcePair().challenge, code_challenge_method: 'S256' };
+      await approve(t, jar, authorizeUrl(client, pkce));
+      const response = await get(t, authorizeUrl(client, { ...pkce, prompt: 'none' }), jar);
       assert.equal(response.statusCode, 302);
       assertRedirectedError(response.headers.location as string, 'https://client.example/callback', 'consent_required', 'xyz-state');
     });

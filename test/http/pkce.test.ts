@@ -4,16 +4,17 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { User } from '../../src/storage/records.ts';
 import {
-  type TestApp, type TestClient, authorizeUrl, bearer, cookieHeader, createClient, createTestApp, createUser,
+  type TestApp, type TestClient, authorizeUrl, bearer, continuationOf, cookieHeader, createClient, createTestApp, createUser,
   obtainCode, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 
-/** GET /oauth2/authorize as a signed-in user; returns the redirect it answers with. */
+/**
+ * GET /oauth2/authorize as a signed-in user who has not approved the application yet;
+ * returns where the error page's link continues (no redirect before approval, RFC 9700 §4.11.2).
+ */
 async function authorizeRedirect(t: TestApp, user: User, client: TestClient, extra: Record<string, string>): Promise<URL> {
   const jar = await signIn(t, user);
-  const response = await t.app.inject({ method: 'GET', url: authorizeUrl(client, extra), headers: { cookie: cookieHeader(jar) } });
-  assert.equal(response.statusCode, 302, response.body.slice(0, 300));
-  return new URL(response.headers.location as string);
+  return continuationOf(await t.app.inject({ method: 'GET', url: authorizeUrl(client, extra), headers: { cookie: cookieHeader(jar) } }));
 }
 
 function assertRedirectedError(location: URL, client: TestClient, error: string): void {

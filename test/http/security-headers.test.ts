@@ -80,7 +80,7 @@ describe('security headers', () => {
     });
 
     it('the out-of-band code page', async () => {
-      const response = await get('/oauth2/authorize/native?code=folio_ac_example');
+      const response = await get('/oauth2/authorize/native');
       assert.equal(response.statusCode, 200);
       assertProtectiveHeaders(response, 'native code page');
     });

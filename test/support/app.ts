@@ -107,6 +107,19 @@ export function cookieHeader(jar: Record<string, string>): string {
   return Object.entries(jar).filter(([, value]) => value !== '').map(([name, value]) => `${name}=${value}`).join('; ');
 }
 
+/**
+ * An authorization error Folio offers by a link on its page rather than by a redirect
+ * (RFC 9700 §4.11.2): checks that it is such a page and returns where the link goes.
+ */
+export function continuationOf(response: LightMyRequestResponse, status = 400): URL {
+  assert.equal(response.statusCode, status, response.body.slice(0, 300));
+  assert.match(String(response.headers['content-type']), /^text\/html/);
+  assert.equal(response.headers.location, undefined);
+  const match = /<a class="button" href="([^"]+)">Return to /.exec(response.body);
+  assert.ok(match !== null, 'the page links back to the application');
+  return new URL(match[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'"));
+}
+
 export function hiddenField(html: string, name: string): string {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
   if (match === null) throw new Error(`no hidden field ${name}`);

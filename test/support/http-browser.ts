@@ -41,7 +41,12 @@ export class HttpBrowser {
       await answer.body?.cancel();
     }
     const location = answer.headers.get('location');
-    const code = location === null ? null : new URL(location).searchParams.get('code');
+    let code = location === null ? null : new URL(location).searchParams.get('code');
+    if (location !== null && new URL(location).pathname === '/oauth2/authorize/native') {
+      // The out-of-band code is shown once on Folio's own page, to this browser.
+      const page = await (await this.request('/oauth2/authorize/native')).text();
+      code = /<p class="secret" id="code"[^>]*>([^<]+)<\/p>/.exec(page)?.[1] ?? null;
+    }
     if (code === null || location === null) throw new Error(`authorization answered ${answer.status} ${location ?? ''}`);
     return { code, verifier, location };
   }

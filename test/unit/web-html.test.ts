@@ -78,9 +78,17 @@ describe('pages escape what users and developers control', () => {
     assert.ok(page.includes('&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&#39;'));
   });
 
-  it('the out-of-band page escapes the code taken from the query string', () => {
+  it('the out-of-band page escapes the code', () => {
     const page = renderNativeCodePage(`"><script>alert(1)</script>`);
     assert.ok(!page.includes('<script>'));
-    assert.ok(page.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'));
+    assert.ok(page.includes('>&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;</p>'));
+  });
+
+  it("the error page escapes the application's name, its destination and the link back", () => {
+    const page = renderErrorPage(new OAuthError('invalid_scope', 'bad'), {
+      applicationName: HOSTILE, destination: HOSTILE, location: 'https://client.example/cb?error=invalid_scope&state="><script>',
+    });
+    assert.ok(!page.includes('<script>'));
+    assert.ok(page.includes('href="https://client.example/cb?error=invalid_scope&amp;state=&quot;&gt;&lt;script&gt;"'));
   });
 });

@@ -27,7 +27,7 @@ export const authorizationPages: FastifyPluginAsync<AuthorizationPagesDeps> = as
   const { storage, sessions, clock, random, issuer, allowSignup, passwordCost } = deps;
   await registerSessionCookies(app);
   const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
-  registerAuthorize(app, { ...storage, sessions, clock, random, issuer, nativeCodePage: issuer + oauthPaths.nativeCode });
+  registerAuthorize(app, { ...storage, storage, sessions, clock, random, issuer, nativeCodePage: issuer + oauthPaths.nativeCode });
   registerSignIn(app, { storage, applications: storage.applications, sessions, throttle, clock, random, passwordCost, allowSignup });
   registerSignUp(app, { storage, sessions, throttle, clock, allowSignup, passwordCost });
 };

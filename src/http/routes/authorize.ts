@@ -1,13 +1,17 @@
 // GET/POST /oauth2/authorize and the out-of-band code page (RFC 6749 §4.1.1–4.1.2).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthorizationDecisionDeps, answerConsent, decideAuthorization, errorForRequest, errorLocation, withoutLoginPrompt } from '../../oauth/authorization-decision.ts';
+import { holdNativeCode, takeNativeCode } from '../../accounts/native-codes.ts';
+import {
+  type AuthorizationAnswer, type AuthorizationDecisionDeps, answerConsent, decideAuthorization, errorForRequest, errorLocation,
+  mayRedirectWithoutAsking, withoutLoginPrompt,
+} from '../../oauth/authorization-decision.ts';
 import { type AuthorizationRequest, validateAuthorizationRequest } from '../../oauth/authorize.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { OOB_REDIRECT_URI } from '../../oauth/redirect-uris.ts';
-import { isWellFormedCredential } from '../../platform/secrets.ts';
-import type { ApplicationStore, UserStore } from '../../storage/stores.ts';
+import type { ApplicationStore, Storage, UserStore } from '../../storage/stores.ts';
 import { renderConsentPage } from '../../web/consent-page.ts';
+import { renderErrorPage } from '../../web/error-page.ts';
 import { renderNativeCodePage } from '../../web/native-code-page.ts';
 import { classifyError, refuseOtherMethods } from '../errors.ts';
 import { type Params, repeatedParamsOf } from '../form-body.ts';
@@ -17,6 +21,7 @@ import { MAX_RETURN_PATH } from './sign-in.ts';
 export interface AuthorizeRouteDeps extends AuthorizationDecisionDeps {
   applications: Pick<ApplicationStore, 'findApplicationByClientId' | 'findApplicationById'>;
   users: Pick<UserStore, 'findUserById'>;
+  storage: Pick<Storage, 'sessions'>;
   sessions: Sessions;
 }
 
@@ -27,18 +32,42 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
 
   /**
    * Errors about a verified request go back to the client (RFC 6749 §4.1.2.1),
-   * unexpected ones too, as server_error or temporarily_unavailable. The rest (an
-   * unknown client or redirect URI, or the out-of-band URI) are shown on a page.
+   * unexpected ones too, as server_error or temporarily_unavailable: by redirect
+   * after the consent form (`asked`) or once the user has approved the application,
+   * otherwise by a link on a page (RFC 9700 §4.11.2, mayRedirectWithoutAsking). The
+   * rest (an unknown client or redirect URI, or the out-of-band URI) are shown on a page.
    */
-  async function redirectOrRethrow(
-    request: FastifyRequest, reply: FastifyReply, error: unknown, status: 302 | 303, verified: AuthorizationRequest | undefined,
+  async function answerError(
+    request: FastifyRequest, reply: FastifyReply, error: unknown, verified: AuthorizationRequest | undefined, asked: boolean,
   ): Promise<FastifyReply> {
-    if (error instanceof OAuthError && error.redirectTo !== undefined) return reply.redirect(errorLocation(error, deps), status);
-    if (verified === undefined || verified.redirectUri === OOB_REDIRECT_URI || error instanceof OAuthError) throw error;
-    const unexpected = classifyError(error);
-    request.log.error({ err: unexpected.cause ?? unexpected }, 'request failed');
-    const redirected = unexpected.withRedirect({ redirectUri: verified.redirectUri, state: verified.state });
-    return reply.redirect(errorLocation(redirected, deps), status);
+    let answer: OAuthError;
+    if (error instanceof OAuthError && error.redirectTo !== undefined) {
+      answer = error;
+    } else {
+      if (verified === undefined || verified.redirectUri === OOB_REDIRECT_URI || error instanceof OAuthError) throw error;
+      answer = classifyError(error);
+      request.log.error({ err: answer.cause ?? answer }, 'request failed');
+      answer = answer.withRedirect({ redirectUri: verified.redirectUri, state: verified.state, application: verified.application });
+    }
+    const location = errorLocation(answer, deps);
+    if (asked) return reply.redirect(location, 303);
+    const { application, redirectUri } = answer.redirectTo!;
+    // Whether the user approved the application cannot always be known (the database
+    // may be what failed): then the page, which is always safe, answers.
+    const approved = await deps.sessions.current(request)
+      .then((signedIn) => mayRedirectWithoutAsking(application.id, signedIn?.user.id, deps))
+      .catch(() => false);
+    if (approved) return reply.redirect(location, 302);
+    reply.oauthErrorCode = answer.code;
+    const page = renderErrorPage(answer, { applicationName: application.name, destination: redirectDestination(redirectUri), location });
+    return reply.code(answer.status).type('text/html; charset=utf-8').send(page);
+  }
+
+  /** A code for the out-of-band URI waits on this browser's session for the page that shows it. */
+  async function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: AuthorizationAnswer, status: 302 | 303) {
+    if (answer.step === 'redirect') return reply.redirect(answer.location, status);
+    await holdNativeCode({ storage: deps.storage, clock: deps.clock, random: deps.random }, deps.sessions.sessionId(request)!, answer.code);
+    return reply.redirect(deps.nativeCodePage, status);
   }
 
   app.get(oauthPaths.authorization, { config: html }, async (request, reply) => {
@@ -48,19 +77,20 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
       authorization = await validateAuthorizationRequest({ params, repeatedParams: repeatedParamsOf(params) }, deps);
       const signedIn = await deps.sessions.current(request);
       const next = await decideAuthorization(authorization, signedIn?.user.id, deps);
-      if (next.step === 'redirect') return reply.redirect(next.location, 302);
       if (next.step === 'sign_in') {
         const returnTo = returnPathThroughSignIn(authorization, withoutLoginPrompt(params));
         return reply.redirect(`/login?${new URLSearchParams({ return_to: returnTo })}`, 302);
       }
-      return renderConsent(request, reply, authorization);
+      if (next.step === 'consent') return renderConsent(request, reply, authorization);
+      return await sendAnswer(request, reply, next, 302);
     } catch (error) {
-      return redirectOrRethrow(request, reply, error, 302, authorization);
+      return answerError(request, reply, error, authorization, false);
     }
   });
 
   app.post(oauthPaths.authorization, { config: html }, async (request, reply) => {
     const body = (request.body ?? Object.create(null)) as Params;
+    // The token proves the form is Folio's own: the user is answering it, so errors may redirect.
     if (!(await deps.sessions.verifyCsrf(request, body.csrf_token))) {
       throw new OAuthError('invalid_request', 'This form has expired. Go back to the application and start again.');
     }
@@ -77,20 +107,20 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
       if (body.decision !== 'approve' && body.decision !== 'deny') {
         throw errorForRequest(authorization, 'invalid_request', 'decision must be approve or deny');
       }
-      const location = await answerConsent(authorization, signedIn.user.id, body.decision === 'approve', request.ip, deps);
+      const answer = await answerConsent(authorization, signedIn.user.id, body.decision === 'approve', request.ip, deps);
       // 303: the browser must follow with GET, never re-POST the form to the client (RFC 9700 §4.11).
-      return reply.redirect(location, 303);
+      return await sendAnswer(request, reply, answer, 303);
     } catch (error) {
-      return redirectOrRethrow(request, reply, error, 303, authorization);
+      return answerError(request, reply, error, authorization, true);
     }
   });
 
   app.get(oauthPaths.nativeCode, { config: html }, async (request, reply) => {
-    const { code, error } = request.query as Params;
-    // Only what could be one of our codes is shown: this page must not present
-    // any text a link carries as an authorization code from Folio.
-    const shown = code !== undefined && isWellFormedCredential('authorizationCode', code) ? code : undefined;
-    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(shown, error === 'access_denied'));
+    const denied = (request.query as Params).error === 'access_denied';
+    // HEAD answers with GET's headers and no body (RFC 9110 §9.3.2): taking the code
+    // there would spend its one showing on a response that cannot carry it.
+    const code = denied || request.method === 'HEAD' ? undefined : await takeNativeCode(deps, deps.sessions.sessionId(request));
+    return reply.type('text/html; charset=utf-8').send(renderNativeCodePage(code, denied));
   });
 
   async function renderConsent(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { copyScript } from '../../web/copy-script.ts';
 import { stylesheet } from '../../web/stylesheet.ts';
 import type { Sessions } from '../sessions.ts';
 
@@ -10,5 +11,9 @@ export function registerHome(app: FastifyInstance, deps: { sessions: Sessions })
   app.get('/assets/folio.css', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=3600');
     return reply.type('text/css; charset=utf-8').send(stylesheet);
+  });
+  app.get('/assets/copy.js', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=3600');
+    return reply.type('text/javascript; charset=utf-8').send(copyScript);
   });
 }

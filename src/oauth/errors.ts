@@ -22,6 +22,9 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   // RFC 7009 §2.2.1
   | 'unsupported_token_type'
+  // RFC 7591 §3.2.2
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
   // plain HTTP conditions, rendered in the same shape
   | 'not_found'
   | 'method_not_allowed'

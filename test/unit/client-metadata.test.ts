@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import {
+  clientIdUrlProblem, isClientIdMetadataUrl, validateClientIdUrl, validateMetadataDocument,
+} from '../../src/oauth/client-id-metadata-document.ts';
 import { validateClientMetadata } from '../../src/oauth/client-metadata.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 
@@ -166,5 +169,104 @@ describe('client_name, scope, client_uri and logo_uri', () => {
     for (const uri of ['http://app.example', 'javascript:alert(1)', 'data:image/png;base64,AAAA', 'https://u:p@app.example/', 'not a url']) {
       refuses(() => validateClientMetadata({ ...mcpClient, logo_uri: uri }), 'invalid_client_metadata', /^logo_uri must be an https URL/);
     }
+  });
+});
+
+describe('Client ID Metadata Document URLs (draft-ietf-oauth-client-id-metadata-document, "Client Identifier")', () => {
+  it('treats a client_id as a metadata document URL when it starts with https://', () => {
+    assert.equal(isClientIdMetadataUrl('https://app.example/client.json'), true);
+    assert.equal(isClientIdMetadataUrl('HTTPS://app.example/client.json'), true);
+    for (const clientId of ['uJq3x9k2MZbQ0v1rN8yT4w', 'http://app.example/client.json', 'https:app.example', '']) {
+      assert.equal(isClientIdMetadataUrl(clientId), false, clientId);
+    }
+  });
+
+  it('accepts an https URL with a path, a port or a query', () => {
+    for (const url of ['https://app.example/client.json', 'https://app.example:8443/oauth/client', 'https://app.example/client?v=2', 'https://203.0.113.7/c']) {
+      assert.equal(clientIdUrlProblem(url), null, url);
+    }
+    assert.equal(validateClientIdUrl('https://app.example/client.json').hostname, 'app.example');
+  });
+
+  it('refuses URLs the draft forbids, saying why', () => {
+    const refused: Record<string, RegExp> = {
+      'http://app.example/client.json': /https/,
+      'https://user:pw@app.example/client.json': /username or password/,
+      'https://app.example/client.json#x': /fragment/,
+      'https://app.example/client.json#': /fragment/,
+      'https://app.example/a/../client.json': /\. or \.\. path segments/,
+      'https://app.example/./client.json': /\. or \.\. path segments/,
+      'https://app.example/%2E%2e/client.json': /\. or \.\. path segments/,
+      'https://app.example/': /must have a path/,
+      'https://app.example': /must have a path/,
+      'app.example/client.json': /absolute URL/,
+      [`https://app.example/${'c'.repeat(250)}`]: /at most 256 characters/,
+    };
+    for (const [url, reason] of Object.entries(refused)) {
+      assert.match(clientIdUrlProblem(url) ?? 'accepted', reason, url);
+    }
+  });
+
+  it('refuses a URL not written in normal form, so each client has one spelling', () => {
+    assert.match(clientIdUrlProblem('https://App.Example/client.json')!, /normal form: https:\/\/app\.example\/client\.json/);
+    assert.match(clientIdUrlProblem('https://app.example:443/client.json')!, /normal form/);
+    assert.match(clientIdUrlProblem('https://bücher.example/client.json')!, /normal form: https:\/\/xn--bcher-kva\.example/);
+  });
+
+  it('reports a bad client_id URL as invalid_client', () => {
+    assert.throws(() => validateClientIdUrl('https://app.example/'), (error: unknown) =>
+      error instanceof OAuthError && error.code === 'invalid_client' && /A client_id URL must have a path/.test(error.description));
+  });
+});
+
+describe('Client ID Metadata Documents ("Client Metadata Document")', () => {
+  const url = 'https://app.example/oauth/client-metadata.json';
+  const document = { client_id: url, ...mcpClient };
+
+  it('accepts the MCP example document as a public client', () => {
+    const metadata = validateMetadataDocument(url, { ...document, client_uri: 'https://app.example', logo_uri: 'https://app.example/logo.png' });
+    assert.equal(metadata.clientName, 'Example MCP Client');
+    assert.equal(metadata.confidential, false);
+    assert.equal(metadata.tokenEndpointAuthMethod, 'none');
+    assert.deepEqual(metadata.redirectUris, mcpClient.redirect_uris);
+  });
+
+  it('reads an absent token_endpoint_auth_method as none', () => {
+    const { token_endpoint_auth_method: _, ...withoutMethod } = document;
+    assert.equal(validateMetadataDocument(url, withoutMethod).tokenEndpointAuthMethod, 'none');
+  });
+
+  it('names a document without client_name after its own host', () => {
+    const { client_name: _, ...unnamed } = document;
+    assert.equal(validateMetadataDocument(url, unnamed).clientName, 'app.example');
+  });
+
+  it('requires client_id to equal the URL character for character', () => {
+    for (const clientId of [undefined, 7, 'https://app.example/oauth/client-metadata.json/', 'https://APP.example/oauth/client-metadata.json', 'https://other.example/oauth/client-metadata.json']) {
+      refuses(() => validateMetadataDocument(url, { ...document, client_id: clientId }), 'invalid_client_metadata', /client_id in the metadata document must equal the URL/);
+    }
+  });
+
+  it('refuses shared-secret methods and private_key_jwt', () => {
+    for (const method of ['client_secret_basic', 'client_secret_post']) {
+      refuses(() => validateMetadataDocument(url, { ...document, token_endpoint_auth_method: method }), 'invalid_client_metadata', /needs a shared secret.*use none/);
+    }
+    refuses(() => validateMetadataDocument(url, { ...document, token_endpoint_auth_method: 'private_key_jwt' }), 'invalid_client_metadata', /private_key_jwt is not supported by Folio/);
+  });
+
+  it('refuses a document that carries client_secret or client_secret_expires_at', () => {
+    refuses(() => validateMetadataDocument(url, { ...document, client_secret: 's3cret' }), 'invalid_client_metadata', /client_secret must not appear/);
+    refuses(() => validateMetadataDocument(url, { ...document, client_secret_expires_at: 0 }), 'invalid_client_metadata', /client_secret_expires_at must not appear/);
+  });
+
+  it('applies every rule of registration to the document', () => {
+    refuses(() => validateMetadataDocument(url, { ...document, redirect_uris: ['urn:ietf:wg:oauth:2.0:oob'] }), 'invalid_redirect_uri', /out-of-band|oob/);
+    refuses(() => validateMetadataDocument(url, { ...document, grant_types: ['client_credentials'] }), 'invalid_client_metadata', /client_credentials/);
+    refuses(() => validateMetadataDocument(url, []), 'invalid_client_metadata', /JSON object/);
+  });
+
+  it('refuses a document fetched from a URL that cannot be a client_id', () => {
+    assert.throws(() => validateMetadataDocument('https://app.example/', { ...document, client_id: 'https://app.example/' }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'invalid_client');
   });
 });

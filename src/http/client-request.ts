@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { ClientRequestInput } from '../oauth/token-endpoint.ts';
-import { type Params, repeatedParamsOf } from './form-body.ts';
+import { malformedQueryError, type Params, repeatedParamsOf } from './form-body.ts';
 
 function formDecode(text: string): string {
   try {
@@ -33,7 +33,23 @@ export function readBasicCredentials(header: string | undefined): ClientRequestI
 }
 
 export function clientRequestInput(request: FastifyRequest): ClientRequestInput {
-  const params = (request.body ?? Object.create(null)) as Params;
+  return inputOf(request, (request.body ?? Object.create(null)) as Params);
+}
+
+/**
+ * A revocation request whose body is empty is read from its query string: Ruby's
+ * oauth2 gem revokes with POST ?token=… by default, as Doorkeeper accepts. Logged
+ * URLs are redacted (platform/logger.ts), so the token reaches no log.
+ */
+export function revocationRequestInput(request: FastifyRequest): ClientRequestInput {
+  const body = (request.body ?? Object.create(null)) as Params;
+  if (Object.keys(body).length > 0) return inputOf(request, body);
+  const malformed = malformedQueryError(request.query);
+  if (malformed !== undefined) throw malformed;
+  return inputOf(request, request.query as Params);
+}
+
+function inputOf(request: FastifyRequest, params: Params): ClientRequestInput {
   return {
     params,
     repeatedParams: repeatedParamsOf(params),

@@ -129,6 +129,29 @@ describe('token revocation', () => {
       assert.equal(await apiStatus(t, tokens.access_token), 200);
     });
 
+    it("takes the token from the query string when the body is empty, as Ruby's oauth2 gem sends it", async () => {
+      const query = new URLSearchParams({ token: tokens.access_token });
+      const response = await t.app.inject({
+        method: 'POST', url: `/oauth2/revoke?${query}`, headers: basic(client.clientId, client.clientSecret),
+      });
+      assertRevoked200(response);
+      assert.equal(await apiStatus(t, tokens.access_token), 401);
+    });
+
+    it('reads only the body when it has parameters, and refuses a malformed query string of an empty body', async () => {
+      const query = new URLSearchParams({ token: tokens.access_token });
+      const body = form({ token: 'folio_at_unknown', ...asClient(client) });
+      assertRevoked200(await t.app.inject({ method: 'POST', url: `/oauth2/revoke?${query}`, payload: body.payload, headers: body.headers }));
+      assert.equal(await apiStatus(t, tokens.access_token), 200);
+      const malformed = await t.app.inject({ method: 'POST', url: '/oauth2/revoke?token=%E0%A4%A', headers: basic(client.clientId, client.clientSecret) });
+      assertError(malformed, 400, 'invalid_request');
+      const repeated = await t.app.inject({
+        method: 'POST', url: `/oauth2/revoke?${query}&token=other`, headers: basic(client.clientId, client.clientSecret),
+      });
+      assertError(repeated, 400, 'invalid_request');
+      assert.equal(await apiStatus(t, tokens.access_token), 200);
+    });
+
     it('answers GET with 405 and Allow: POST', async () => {
       const response = await t.app.inject({ method: 'GET', url: '/oauth2/revoke' });
       assert.equal(response.statusCode, 405);

@@ -5,7 +5,7 @@ import { introspectToken, type IntrospectionDeps } from '../../oauth/introspecti
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { revokeToken, type RevocationDeps } from '../../oauth/revocation.ts';
 import { handleTokenRequest } from '../../oauth/token-endpoint.ts';
-import { clientRequestInput } from '../client-request.ts';
+import { clientRequestInput, revocationRequestInput } from '../client-request.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { introspectionSchema, revocationSchema, tokenSchema } from '../schemas/oauth.ts';
 
@@ -16,7 +16,7 @@ export function registerOAuthEndpoints(app: FastifyInstance, deps: OAuthEndpoint
     return handleTokenRequest(clientRequestInput(request), deps);
   });
   app.post(oauthPaths.revocation, { schema: revocationSchema }, async (request, reply) => {
-    await revokeToken(clientRequestInput(request), deps);
+    await revokeToken(revocationRequestInput(request), deps);
     // RFC 7009 §2.2: 200 whether or not the token was known, and clients ignore the
     // body; it is `{}` as JSON because some HTTP clients (simple-oauth2's) require JSON.
     return reply.code(200).type('application/json; charset=utf-8').send('{}');

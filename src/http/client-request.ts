@@ -13,6 +13,14 @@ function formDecode(text: string): string {
 }
 
 /**
+ * A client_id that is a URL (a client ID metadata document's) sent without the
+ * form-encoding §2.3.1 asks for, as requests-oauthlib and Ruby's oauth2 send it: the
+ * colons of its scheme and port belong to it, and such clients have no secret to
+ * hold a colon, so the id ends at the last one.
+ */
+const UNENCODED_URL = /^https?:\/\//i;
+
+/**
  * RFC 6749 §2.3.1: client_id and client_secret are form-urlencoded before they
  * are joined with ":" and base64-encoded, so they are decoded after splitting.
  */
@@ -24,7 +32,7 @@ export function readBasicCredentials(header: string | undefined): ClientRequestI
     return undefined;
   }
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
+  const colon = UNENCODED_URL.test(decoded) ? decoded.lastIndexOf(':') : decoded.indexOf(':');
   if (colon === -1) throw new OAuthError('invalid_client', 'The Basic credentials are malformed');
   const clientId = formDecode(decoded.slice(0, colon));
   const clientSecret = formDecode(decoded.slice(colon + 1));

@@ -27,6 +27,12 @@ export interface SignInInput {
   device: string | undefined;
 }
 
+/**
+ * A device stays trusted for a year after its last sign-in, as long as its cookie
+ * lives, so a cookie copied from a browser long ago no longer lifts a lockout.
+ */
+export const DEVICE_TRUST_MS = 365 * 24 * 60 * 60 * 1000;
+
 export type SignInOutcome =
   | { kind: 'refused'; waitMs: number }
   | { kind: 'wrong'; lockedForMs: number }
@@ -42,7 +48,7 @@ export async function checkSignIn(input: SignInInput, deps: SignInDeps): Promise
   const account = input.email === '' || input.email.length > 320 ? undefined : input.email;
   const device = input.device !== undefined && isWellFormedCredential('device', input.device) ? input.device : undefined;
   const deviceHash = device === undefined ? undefined : hashCredential(device);
-  const trusted = account !== undefined && deviceHash !== undefined && await storage.devices.isTrustedFor(deviceHash, account);
+  const trusted = account !== undefined && deviceHash !== undefined && await storage.devices.isTrustedFor(deviceHash, account, now - DEVICE_TRUST_MS);
   const attempt = await throttle.begin(account, input.ip, trusted ? deviceHash : undefined);
   const user = account === undefined ? undefined : await storage.users.findUserCredentials(account);
   if (attempt.refusedForMs > 0) {

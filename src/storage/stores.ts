@@ -107,8 +107,8 @@ export interface SessionStore {
 
 /** Browsers that have signed in to an account, by the hash of their device cookie. */
 export interface DeviceStore {
-  /** Whether the device has signed in to the account with this email (matched case-insensitively). */
-  isTrustedFor(deviceHash: string, email: string): Promise<boolean>;
+  /** Whether the device has signed in to the account with this email (matched case-insensitively) at `since` or later. */
+  isTrustedFor(deviceHash: string, email: string, since: number): Promise<boolean>;
   /** Records (or refreshes) that the device signed in to the account. */
   trust(deviceHash: string, userId: number, now: number): Promise<void>;
 }

@@ -57,6 +57,14 @@ describe('device cookies', () => {
     assert.ok(cookiesFrom(signedIn).folio_session);
   });
 
+  it('stops trusting a browser a year after its last sign-in, whatever cookie it still sends', async () => {
+    const owner: Jar = {};
+    assert.equal((await attempt(t, owner, user.email, PASSWORD)).statusCode, 303);
+    t.clock.advance(366 * 24 * 60 * 60 * 1000);
+    await lockOut(t, user.email);
+    assert.equal((await attempt(t, owner, user.email, PASSWORD)).statusCode, 429);
+  });
+
   it('lets the owner in past a proxy address that twenty failures locked (FOLIO_TRUST_PROXY off)', async () => {
     const owner: Jar = {};
     await attempt(t, owner, user.email, PASSWORD, '10.0.0.1');

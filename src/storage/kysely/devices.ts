@@ -5,11 +5,12 @@ import { normalizeEmail } from './users.ts';
 export class KyselyDeviceStore implements DeviceStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  async isTrustedFor(deviceHash: string, email: string): Promise<boolean> {
+  async isTrustedFor(deviceHash: string, email: string, since: number): Promise<boolean> {
     const row = await this.database.db.selectFrom('trusted_devices as d')
       .innerJoin('users as u', 'u.id', 'd.user_id')
       .select('d.user_id')
       .where('d.device_hash', '=', deviceHash).where('u.email', '=', normalizeEmail(email))
+      .where('d.last_used_at', '>=', since)
       .executeTakeFirst();
     return row !== undefined;
   }

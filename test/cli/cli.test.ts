@@ -37,6 +37,13 @@ describe('folio CLI', { concurrency: true }, () => {
     assert.equal(oneLineError(result), 'folio: error: user name must not contain control or text-direction characters');
   });
 
+  test('serve refuses development mode on a public interface, naming FOLIO_HOST and FOLIO_ENV, and listens nowhere', { timeout: 30_000 }, async () => {
+    const result = await cli.run(['serve', '--port', '0'], { env: { FOLIO_HOST: '0.0.0.0' } });
+    assert.equal(result.status, 1);
+    assert.match(oneLineError(result), /^folio: error: FOLIO_HOST must be a loopback address while FOLIO_ENV is unset.*FOLIO_ENV=production/);
+    assert.doesNotMatch(result.stdout, /listening/);
+  });
+
   test('user create reads the password from stdin and never stores it', async () => {
     const result = await cli.run(['user', 'create', '--email', 'stdin@folio.test', '--password-stdin', '--json'], { stdin: 'piped-password-42\n' });
     assert.equal(result.status, 0, result.stderr);

@@ -1,4 +1,5 @@
-// Where common OAuth libraries and Folio disagree, found by test/interop/. Folio follows the RFC.
+// Where common OAuth libraries and Folio disagree: openid-client, oauth4webapi and
+// simple-oauth2 are driven by test/interop/; the others were read, not run. Folio follows the RFC.
 import { type SafeHtml, html } from './html.ts';
 
 export function interopQuirks(): SafeHtml {
@@ -20,6 +21,17 @@ export function interopQuirks(): SafeHtml {
         Catch it, refresh once and retry.</li>
       <li><strong>Revoking an access token</strong> (RFC 7009) ends only that token; revoke the refresh token to end the
         authorization and every access token issued from it. Revocation answers 200 even for unknown tokens, so both libraries report success either way.</li>
+      <li><strong>simple-oauth2:</strong> a public client sends its <code>client_id</code> in the body:
+        <code>options: { authorizationMethod: 'body' }</code>.</li>
+      <li><strong>requests-oauthlib and Authlib:</strong> ask for PKCE with <code>S256</code>
+        (<code>OAuth2Session(..., pkce='S256')</code>, <code>code_challenge_method='S256'</code>); Folio refuses
+        <code>plain</code>. Both send the secret by HTTP Basic, which Folio takes as it is.</li>
+      <li><strong>Ruby oauth2:</strong> works as it is; its default revocation sends the token in the query string of a
+        POST, which Folio accepts there (and nowhere else).</li>
+      <li><strong>Spring Security's OAuth2 client:</strong> works as it is with
+        <code>client-authentication-method: client_secret_basic</code>; a public client uses <code>none</code> with PKCE.</li>
+      <li><strong>league/oauth2-client:</strong> the generic provider joins scopes with a comma unless told otherwise:
+        set <code>'scopeSeparator' =&gt; ' '</code>.</li>
       <li><strong>Authorization response <code>iss</code>:</strong> Folio sends it (RFC 9207) and says so in its metadata, so the
         libraries check it; keep the library's check on.</li>
     </ul>`;

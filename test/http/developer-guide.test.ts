@@ -29,6 +29,13 @@ describe('developer guide at /developers', () => {
     assert.match(body, /href="\/api\/v2\/openapi.json"/);
   });
 
+  it('says how to set up each mainstream client library Folio was checked against', async () => {
+    const body = (await t.app.inject({ method: 'GET', url: '/developers' })).body;
+    for (const library of ['openid-client', 'oauth4webapi', 'simple-oauth2', 'requests-oauthlib', 'Authlib', 'Ruby oauth2', 'Spring Security', 'league/oauth2-client']) {
+      assert.ok(body.includes(library), library);
+    }
+  });
+
   it('answers other methods with 405', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/developers' });
     assert.equal(response.statusCode, 405);

@@ -16,7 +16,7 @@ export interface ProtectedResource {
   readonly acceptsUnboundTokens: boolean;
   /** RFC 9728 §2 `resource_name`. */
   readonly name: string;
-  /** What an application asking for this resource will reach, in the consent page's words. */
+  /** What an application asking for this resource will reach, in the consent page's words ("It will reach …"). */
   readonly reach: string;
 }
 
@@ -42,10 +42,10 @@ function protectedResource(baseUrl: string, path: string, fields: Pick<Protected
 export function protectedResources(baseUrl: string): ProtectedResources {
   return Object.freeze({
     api: protectedResource(baseUrl, '/api/v2', {
-      acceptsUnboundTokens: true, name: 'Folio portfolio API', reach: (uri) => `The Folio API at ${uri}`,
+      acceptsUnboundTokens: true, name: 'Folio portfolio API', reach: (uri) => `your portfolios through the Folio API at ${uri}`,
     }),
     mcp: protectedResource(baseUrl, '/mcp', {
-      acceptsUnboundTokens: false, name: 'Folio MCP server', reach: (uri) => `Your portfolios through the MCP server at ${uri}`,
+      acceptsUnboundTokens: false, name: 'Folio MCP server', reach: (uri) => `your portfolios through the MCP server at ${uri}`,
     }),
   });
 }

@@ -75,6 +75,7 @@ export class BenchDatabase {
         tokenHash: hashCredential(token), grantId: demoGrant.id, applicationId: application.id,
         userId: application.ownerId, scope: ['read'], createdAt: now, expiresAt: now + lifetimes.accessToken, revokedAt: null,
         originCodeHash: null,
+        resource: null,
       } });
     }
     await this.refreshStatistics();
@@ -160,7 +161,7 @@ export class BenchDatabase {
     for (const { grantId, userId } of this.chainGrants) {
       const access = generateCredential('accessToken', cryptoRandom, now);
       const refresh = generateCredential('refreshToken', cryptoRandom, now);
-      const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null };
+      const subject = { grantId, applicationId: this.applicationId, userId, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null, resource: null };
       await this.storage.tokens.saveTokens({
         access: { ...subject, tokenHash: hashCredential(access), expiresAt: now + lifetimes.accessToken },
         refresh: { ...subject, tokenHash: hashCredential(refresh), expiresAt: now + lifetimes.refreshTokenIdle, rotatedAt: null },
@@ -183,7 +184,7 @@ export class BenchDatabase {
       rows.push({
         code_hash: hashCredential(code), grant_id: grantId, application_id: this.applicationId, user_id: userId,
         redirect_uri: REDIRECT_URI, scope: 'read', code_challenge: null,
-        created_at: now, expires_at: now + lifetimes.authorizationCode, consumed_at: null,
+        created_at: now, expires_at: now + lifetimes.authorizationCode, consumed_at: null, resource: null,
       });
     }
     await this.db.transaction().execute(async (trx) => {

@@ -16,6 +16,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
+import { protectedResources } from './oauth/resources.ts';
 import { PASSWORD_COST } from './platform/password.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
 
@@ -25,6 +26,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage, clock, random, logger } = deps;
   const { baseUrl, allowSignup } = config;
   const issuer = baseUrl;
+  const resources = protectedResources(baseUrl);
   const metrics = createMetrics(storage);
   const everyResponse = createEveryResponse();
   everyResponse.observe(accessLog(logger));
@@ -35,7 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(everyRoute, { everyResponse, overHttps: baseUrl.startsWith('https:'), proxiesUntrusted: config.trustProxy === false });
   await registerOpenApi(app, { issuer });
 
-  const registry = observeGrants(createGrantRegistry({ ...storage, clock, random }), (grantType) => metrics.countTokenIssued(grantType));
+  const registry = observeGrants(createGrantRegistry({ ...storage, clock, random, resources }), (grantType) => metrics.countTokenIssued(grantType));
   const sessions = createSessions({
     sessions: storage.sessions, users: storage.users, clock, random, secureCookies: baseUrl.startsWith('https:'),
   });
@@ -44,10 +46,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.countRateLimited(),
   };
 
-  await app.register(tokenEndpoints, { storage, registry, clock, issuer });
+  await app.register(tokenEndpoints, { storage, registry, clock, issuer, resources });
   const passwordCost = deps.passwordCost ?? PASSWORD_COST;
-  await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost });
-  await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
+  await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost, resources });
+  await app.register(bearerApi, { storage, clock, baseUrl, rateLimit, resources });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 

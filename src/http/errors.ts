@@ -4,15 +4,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
 import { SessionEndedError, StorageUnavailableError } from '../storage/errors.ts';
 import { sendToSignIn } from './page-guard.ts';
-import { presentsBearerCredentials } from './bearer-auth.ts';
+import { type BearerChallenge, presentsBearerCredentials } from './bearer-auth.ts';
 import { renderErrorPage } from '../web/error-page.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Errors on this route are shown as an HTML page rather than JSON. */
     html?: boolean;
-    /** Errors on this route are bearer errors and carry WWW-Authenticate (RFC 6750 §3). */
-    bearer?: boolean;
+    /** Errors on this route are bearer errors and carry WWW-Authenticate (RFC 6750 §3) with this challenge. */
+    bearer?: BearerChallenge;
   }
   interface FastifyReply {
     /** The OAuth error code the reply answered with, if it was an error (for metrics). */
@@ -20,7 +20,20 @@ declare module 'fastify' {
   }
 }
 
-const BEARER_REALM = 'Bearer realm="folio"';
+/**
+ * RFC 6750 §3 with RFC 9728 §5.1: the realm, the error when a token was presented
+ * (§3.1: a request with no credentials gets none), the scope needed on a missing
+ * token and on insufficient_scope (as MCP's authorization spec asks), and where the
+ * resource's metadata is.
+ */
+function bearerChallengeHeader(error: OAuthError, challenge: BearerChallenge, presentedCredentials: boolean): string {
+  const withoutCredentials = error.code === 'invalid_token' && !presentedCredentials;
+  const params = ['realm="folio"'];
+  if (!withoutCredentials) params.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`);
+  if (challenge.scope !== undefined && (withoutCredentials || error.code === 'insufficient_scope')) params.push(`scope="${challenge.scope}"`);
+  if (challenge.resourceMetadata !== undefined) params.push(`resource_metadata="${challenge.resourceMetadata}"`);
+  return `Bearer ${params.join(', ')}`;
+}
 
 /** Maps framework and storage failures onto OAuthError; the rest becomes server_error. */
 export function classifyError(error: unknown): OAuthError {
@@ -52,10 +65,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: O
     // RFC 6749 §5.2: answer a failed Basic attempt with a Basic challenge.
     reply.header('www-authenticate', 'Basic realm="folio", charset="UTF-8"');
   }
-  if (request.routeOptions.config?.bearer && (error.code === 'invalid_token' || error.code === 'insufficient_scope' || error.code === 'invalid_request')) {
-    const withoutCredentials = error.code === 'invalid_token' && !presentsBearerCredentials(request.headers.authorization);
-    // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code.
-    reply.header('www-authenticate', withoutCredentials ? BEARER_REALM : `${BEARER_REALM}, error="${error.code}", error_description="${error.description.replace(/"/g, "'")}"`);
+  const challenge = request.routeOptions.config?.bearer;
+  if (challenge !== undefined && (error.code === 'invalid_token' || error.code === 'insufficient_scope' || error.code === 'invalid_request')) {
+    reply.header('www-authenticate', bearerChallengeHeader(error, challenge, presentsBearerCredentials(request.headers.authorization)));
   }
   if (error.code === 'temporarily_unavailable') reply.header('retry-after', '5');
   if (request.routeOptions.config?.html) {

@@ -73,7 +73,7 @@ export function countResponse(metrics: Metrics, request: FastifyRequest, reply: 
  */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
   const expected = token === null ? null : digest(token);
-  app.get('/metrics', { config: { bearer: true } }, async (request, reply) => {
+  app.get('/metrics', { config: { bearer: {} } }, async (request, reply) => {
     if (expected !== null) {
       const presented = /^Bearer ([\x21-\x7e]{1,512})$/i.exec(request.headers.authorization ?? '')?.[1];
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {

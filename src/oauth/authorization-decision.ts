@@ -142,6 +142,7 @@ async function issueCode(request: AuthorizationRequest, userId: number, deps: Au
     redirectUri: request.redirectUri,
     scope: request.scope,
     codeChallenge: request.codeChallenge,
+    resource: request.resource,
     createdAt: now,
     expiresAt: now + lifetimes.authorizationCode,
     consumedAt: null,

@@ -6,6 +6,7 @@ import type { ApplicationStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
 import { readCodeChallenge } from './pkce.ts';
 import { OOB_REDIRECT_URI, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { type ProtectedResources, requestedResource } from './resources.ts';
 import { resolveRequestedScope } from './scopes.ts';
 
 export interface AuthorizationRequest {
@@ -14,6 +15,8 @@ export interface AuthorizationRequest {
   state: string | undefined;
   scope: string[];
   codeChallenge: string | null;
+  /** The RFC 8707 resource asked for, as Folio spells it; null when none was. */
+  resource: string | null;
   prompt: { none: boolean; login: boolean; consent: boolean };
   /** The request's own parameters, to carry through the login and consent pages. */
   params: Readonly<Record<string, string>>;
@@ -66,7 +69,7 @@ function parsePrompt(params: Readonly<Record<string, string>>): AuthorizationReq
 
 export async function validateAuthorizationRequest(
   input: AuthorizationRequestInput,
-  deps: { applications: Pick<ApplicationStore, 'findApplicationByClientId'> },
+  deps: { applications: Pick<ApplicationStore, 'findApplicationByClientId'>; resources: ProtectedResources },
 ): Promise<AuthorizationRequest> {
   const application = await verifiedClient(input, deps.applications);
   const redirectUri = verifiedRedirectUri(input, application);
@@ -74,9 +77,11 @@ export async function validateAuthorizationRequest(
   // From here on errors go back to the client, except for the out-of-band URI, which has no address.
   const redirectable = redirectUri !== OOB_REDIRECT_URI;
   try {
-    // RFC 6749 §3.1: parameters MUST NOT be included more than once.
-    if (input.repeatedParams.length > 0) {
-      throw new OAuthError('invalid_request', `Parameter given more than once: ${input.repeatedParams[0]}`);
+    // RFC 6749 §3.1: parameters MUST NOT be included more than once; RFC 8707 §2
+    // allows several resource parameters, which Folio refuses as invalid_target below.
+    const repeated = input.repeatedParams.filter((name) => name !== 'resource');
+    if (repeated.length > 0) {
+      throw new OAuthError('invalid_request', `Parameter given more than once: ${repeated[0]}`);
     }
     if (params.state !== undefined && params.state.length > MAX_STATE_LENGTH) {
       throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters`);
@@ -85,9 +90,10 @@ export async function validateAuthorizationRequest(
     if (responseType === undefined || responseType === '') throw new OAuthError('invalid_request', 'response_type is required');
     if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
     const scope = resolveRequestedScope(params.scope, application.scopes);
+    const resource = requestedResource(params.resource, input.repeatedParams.includes('resource'), deps.resources);
     const codeChallenge = readCodeChallenge(params.code_challenge, params.code_challenge_method, application.pkceRequired);
     const prompt = parsePrompt(params);
-    return { application, redirectUri, state: params.state, scope, codeChallenge, prompt, params };
+    return { application, redirectUri, state: params.state, scope, resource, codeChallenge, prompt, params };
   } catch (error) {
     if (!(error instanceof OAuthError) || !redirectable) throw error;
     const state = input.repeatedParams.includes('state') ? undefined : params.state;

@@ -4,6 +4,7 @@ import { hasCredentialShape, hashCredential, isWellFormedCredential } from '../p
 import type { AccessToken } from '../storage/records.ts';
 import type { TokenStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
+import { type ProtectedResource, isAudience } from './resources.ts';
 
 export interface BearerDeps {
   tokens: Pick<TokenStore, 'findAccessToken' | 'recallAccessToken'>;
@@ -29,6 +30,14 @@ export async function verifyAccessToken(token: string, deps: BearerDeps): Promis
 function readAccessToken(token: string, tokenHash: string, deps: BearerDeps): Promise<AccessToken | undefined> {
   if (!isWellFormedCredential('accessToken', token)) throw malformedToken();
   return deps.tokens.findAccessToken(tokenHash);
+}
+
+/**
+ * RFC 8707 §2 and RFC 9728 §7.4: a resource accepts only tokens meant for it, so a
+ * token handed to one resource cannot be replayed at another (MCP's token passthrough).
+ */
+export function requireAudience(token: AccessToken, resource: ProtectedResource): void {
+  if (!isAudience(resource, token.resource)) throw new OAuthError('invalid_token', 'The access token is not meant for this resource');
 }
 
 export function requireScope(token: AccessToken, scope: string): void {

@@ -25,6 +25,8 @@ export type OAuthErrorCode =
   // RFC 7591 §3.2.2
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
+  // RFC 8707 §2
+  | 'invalid_target'
   // plain HTTP conditions, rendered in the same shape
   | 'not_found'
   | 'method_not_allowed'

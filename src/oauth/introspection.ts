@@ -26,6 +26,7 @@ export type IntrospectionResponse =
       iat: number;
       sub: string;
       iss: string;
+      aud?: string;
     };
 
 const toSeconds = (ms: number) => Math.floor(ms / 1000);
@@ -61,5 +62,7 @@ export async function introspectToken(input: ClientRequestInput, deps: Introspec
     iat: toSeconds(stored.createdAt),
     sub: String(stored.userId),
     iss: deps.issuer,
+    // §2.2 `aud`: the RFC 8707 resource the token is for; a token issued without one has no audience to report.
+    ...(stored.resource === null ? {} : { aud: stored.resource }),
   };
 }

@@ -5,6 +5,7 @@ import type { ApplicationStore } from '../storage/stores.ts';
 import { type PresentedClient, authenticateClient } from './client-authentication.ts';
 import { OAuthError } from './errors.ts';
 import type { GrantRegistry } from './grants/registry.ts';
+import { type ProtectedResources, requestedResource } from './resources.ts';
 import type { TokenResponse } from './tokens.ts';
 
 export interface ClientRequestInput {
@@ -19,10 +20,12 @@ export interface ClientRequestInput {
 export interface TokenEndpointDeps {
   registry: GrantRegistry;
   applications: Pick<ApplicationStore, 'findApplicationByClientId'>;
+  resources: ProtectedResources;
 }
 
 export async function handleTokenRequest(input: ClientRequestInput, deps: TokenEndpointDeps): Promise<TokenResponse> {
-  rejectRepeatedParams(input);
+  // RFC 8707 §2 allows several resource parameters: Folio refuses them as invalid_target, below.
+  rejectRepeatedParams({ repeatedParams: input.repeatedParams.filter((name) => name !== 'resource') });
   const client = await authenticateClient(presentedClient(input), deps.applications);
   const handler = selectGrant(input.params, deps.registry);
   if (handler.confidentialOnly && !client.confidential) {
@@ -33,7 +36,8 @@ export async function handleTokenRequest(input: ClientRequestInput, deps: TokenE
       throw new OAuthError('invalid_request', `${name} is required`);
     }
   }
-  return handler.handle({ client, params: input.params, ip: input.ip });
+  const resource = requestedResource(input.params.resource, input.repeatedParams.includes('resource'), deps.resources);
+  return handler.handle({ client, params: input.params, ip: input.ip, resource });
 }
 
 /** RFC 6749 §3.2: request parameters MUST NOT be included more than once. */

@@ -18,6 +18,8 @@ export interface TokenSubject {
   scope: string[];
   /** The authorization code the tokens descend from; null for client_credentials. */
   originCodeHash: string | null;
+  /** The RFC 8707 resource both tokens are for; null when none was asked (refresh-token.ts may change the refresh token's). */
+  resource: string | null;
 }
 
 export interface MintedTokens {
@@ -40,11 +42,11 @@ export interface TokenResponse {
 export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefreshToken: boolean): MintedTokens {
   const issuedAt = deps.clock.now();
   const accessToken = generateCredential('accessToken', deps.random, issuedAt);
-  const { grantId, applicationId, userId, scope, originCodeHash } = subject;
+  const { grantId, applicationId, userId, scope, originCodeHash, resource } = subject;
   const records: IssuedTokens = {
     access: {
       tokenHash: hashCredential(accessToken),
-      grantId, applicationId, userId, scope, originCodeHash,
+      grantId, applicationId, userId, scope, originCodeHash, resource,
       createdAt: issuedAt,
       expiresAt: issuedAt + lifetimes.accessToken,
       revokedAt: null,
@@ -55,7 +57,7 @@ export function mintTokens(deps: TokenMinter, subject: TokenSubject, withRefresh
   const refreshToken = generateCredential('refreshToken', deps.random, issuedAt);
   records.refresh = {
     tokenHash: hashCredential(refreshToken),
-    grantId, applicationId, userId, scope, originCodeHash,
+    grantId, applicationId, userId, scope, originCodeHash, resource,
     createdAt: issuedAt,
     expiresAt: issuedAt + lifetimes.refreshTokenIdle,
     rotatedAt: null,

@@ -68,6 +68,8 @@ export interface AuthorizationCode {
   createdAt: number;
   expiresAt: number;
   consumedAt: number | null;
+  /** The RFC 8707 resource the request asked for, which its tokens are bound to; null when none was asked. */
+  resource: string | null;
 }
 
 export interface AccessToken {
@@ -85,6 +87,12 @@ export interface AccessToken {
    * revokes. Null for client_credentials tokens and those issued before it was kept.
    */
   originCodeHash: string | null;
+  /**
+   * The RFC 8707 resource the token is for (its audience); null when issued
+   * without one, which only the portfolio API accepts. A refresh token keeps the
+   * resource its authorization was granted for, so a later refresh cannot widen it.
+   */
+  resource: string | null;
 }
 
 export interface RefreshToken extends AccessToken {

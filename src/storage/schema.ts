@@ -52,6 +52,8 @@ export interface AuthorizationCodesTable {
   created_at: Millis;
   expires_at: Millis;
   consumed_at: Millis | null;
+  /** Migration 0015: the RFC 8707 resource the code was issued for; null when none was asked. */
+  resource: string | null;
 }
 
 export interface AccessTokensTable {
@@ -70,6 +72,8 @@ export interface AccessTokensTable {
    * deletion ends it too; null for client_credentials tokens and those issued before.
    */
   refresh_token_hash: string | null;
+  /** Migration 0015: the RFC 8707 resource (audience) of the token; null when issued without one. */
+  resource: string | null;
 }
 
 export interface RefreshTokensTable extends Omit<AccessTokensTable, 'refresh_token_hash'> {

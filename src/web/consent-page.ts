@@ -8,6 +8,8 @@ export interface ConsentPageModel {
   /** Host the browser returns to, or null for the out-of-band page. */
   redirectHost: string | null;
   scopes: string[];
+  /** What its tokens will reach: the resource asked for (RFC 8707), or the portfolio API. */
+  reach: string;
   /** The authorization request's parameters, posted back unchanged. */
   params: Readonly<Record<string, string>>;
   csrfToken: string;
@@ -22,6 +24,7 @@ export function renderConsentPage(model: ConsentPageModel): string {
       <p class="muted">Made by ${model.ownerName}. Signed in as ${model.user.email}.</p>
       <h2>It will be able to</h2>
       <ul class="scopes">${model.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
+      <p class="reach">It will reach ${model.reach}.</p>
       <p class="muted">${model.redirectHost === null
         ? 'You will be shown a code to copy into the application.'
         : html`You will be sent back to <strong>${model.redirectHost}</strong>.`}

@@ -105,7 +105,7 @@ describe('folio serve', () => {
       const dead = 'dead'.padEnd(64, '0');
       const live = 'live'.padEnd(64, '0');
       const token = (tokenHash: string, expiresAt: number) => ({ access: {
-        tokenHash, grantId, applicationId, userId, scope: ['read'], createdAt: expiresAt - 3_600_000, expiresAt, revokedAt: null, originCodeHash: null,
+        tokenHash, grantId, applicationId, userId, scope: ['read'], createdAt: expiresAt - 3_600_000, expiresAt, revokedAt: null, originCodeHash: null, resource: null,
       } });
       // Dead for two hours: past the hour a dead credential is kept (src/maintenance.ts).
       assert.equal(await storage.tokens.saveTokens(token(dead, now - 2 * 3_600_000)), true);

@@ -46,6 +46,9 @@ function assertPortfolioRecord(record: Record<string, unknown>) {
   assert.deepEqual(record.links, { portfolio: `${BASE}/portfolios/${record.id}`, self: `${BASE}/api/v2/portfolios/${record.id}` });
 }
 
+/** RFC 6750 §3.1 without an error code, with the scope needed and RFC 9728 §5.1 resource metadata. */
+const BARE_CHALLENGE = `Bearer realm="folio", scope="read", resource_metadata="${BASE}/.well-known/oauth-protected-resource/api/v2"`;
+
 function assertBearerChallenge(header: unknown, error: string | null) {
   assert.equal(typeof header, 'string', 'WWW-Authenticate is present');
   assert.match(header as string, /^Bearer realm="folio"/);
@@ -177,7 +180,7 @@ describe('bearer API v2', () => {
       const response = await api('/api/v2/portfolios', basic(client.clientId, client.clientSecret));
       assert.equal(response.statusCode, 401);
       assert.equal(response.json().error, 'invalid_token');
-      assert.equal(response.headers['www-authenticate'], 'Bearer realm="folio"');
+      assert.equal(response.headers['www-authenticate'], BARE_CHALLENGE);
     });
 
     it('answers a malformed Bearer header with 400 invalid_request', async () => {
@@ -195,7 +198,7 @@ describe('bearer API v2', () => {
     it('answers a request without credentials with 401 and a bare challenge', async () => {
       const response = await api('/api/v2/portfolios', {});
       assert.equal(response.statusCode, 401);
-      assert.equal(response.headers['www-authenticate'], 'Bearer realm="folio"');
+      assert.equal(response.headers['www-authenticate'], BARE_CHALLENGE);
       assert.equal(response.json().error, 'invalid_token');
     });
 

@@ -59,7 +59,7 @@ describe('credentials that carry their issue time', () => {
       const grant = await t.storage.grants.findOrCreateActiveGrant(user.id, client.application.id, ['read'], now);
       const accessToken = generateCredential('accessToken', cryptoRandom);
       const refreshToken = generateCredential('refreshToken', cryptoRandom);
-      const subject = { grantId: grant.id, applicationId: client.application.id, userId: user.id, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null };
+      const subject = { grantId: grant.id, applicationId: client.application.id, userId: user.id, scope: ['read'], createdAt: now, revokedAt: null, originCodeHash: null, resource: null };
       // What the earlier release stored: the plain SHA-256.
       assert.ok(await t.storage.tokens.saveTokens({
         access: { ...subject, tokenHash: sha256(accessToken), expiresAt: now + lifetimes.accessToken },
@@ -98,7 +98,7 @@ describe('credentials that carry their issue time', () => {
       await t.storage.codes.saveAuthorizationCode({
         codeHash: sha256(code), grantId: grant.id, applicationId: client.application.id, userId: user.id,
         redirectUri: client.application.redirectUris[0]!, scope: ['read'], codeChallenge: null,
-        createdAt: now, expiresAt: now + lifetimes.authorizationCode, consumedAt: null,
+        createdAt: now, expiresAt: now + lifetimes.authorizationCode, consumedAt: null, resource: null,
       });
       const response = await tokenRequest(t, {
         grant_type: 'authorization_code', code, redirect_uri: client.application.redirectUris[0]!,

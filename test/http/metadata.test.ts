@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createGrantRegistry } from '../../src/oauth/grants/registry.ts';
+import { protectedResources } from '../../src/oauth/resources.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { type TestApp, createTestApp } from '../support/app.ts';
 
@@ -33,7 +34,7 @@ describe('authorization server metadata', () => {
     });
 
     it('lists exactly the grant types the token endpoint dispatches on', async () => {
-      const registry = createGrantRegistry({ ...t.storage, clock: t.clock, random: cryptoRandom });
+      const registry = createGrantRegistry({ ...t.storage, clock: t.clock, random: cryptoRandom, resources: protectedResources(BASE_URL) });
       const document = await metadata();
       assert.deepEqual(document.grant_types_supported, [...registry.keys()]);
       assert.deepEqual([...document.grant_types_supported].sort(), ['authorization_code', 'client_credentials', 'refresh_token']);

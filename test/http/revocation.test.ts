@@ -78,7 +78,7 @@ describe('token revocation', () => {
       const legacy = generateCredential('refreshToken', cryptoRandom);
       const grant = await t.storage.grants.findOrCreateActiveGrant(user.id, client.application.id, ['read'], t.clock.now());
       const access = { tokenHash: hashCredential(generateCredential('accessToken', cryptoRandom)), grantId: grant.id, applicationId: client.application.id,
-        userId: user.id, scope: ['read'], createdAt: t.clock.now(), expiresAt: t.clock.now() + 1_800_000, revokedAt: null, originCodeHash: null };
+        userId: user.id, scope: ['read'], createdAt: t.clock.now(), expiresAt: t.clock.now() + 1_800_000, revokedAt: null, originCodeHash: null, resource: null };
       await t.storage.tokens.saveTokens({ access, refresh: { ...access, tokenHash: hashCredential(legacy), expiresAt: t.clock.now() + 86_400_000, rotatedAt: null } });
       assertRevoked200(await revoke(t, { token: legacy, ...asClient(client) }));
       assert.equal(await apiStatus(t, tokens.access_token), 401);

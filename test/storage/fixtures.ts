@@ -72,6 +72,7 @@ export function accessTokenFor(grant: Grant, raw = rawToken('at'), createdAt = T
     expiresAt: createdAt + 30 * MINUTE,
     revokedAt: null,
     originCodeHash: null,
+    resource: null,
   };
 }
 
@@ -95,6 +96,7 @@ export function codeFor(grant: Grant, raw = rawToken('ac'), createdAt = T0): Aut
     createdAt,
     expiresAt: createdAt + 10 * MINUTE,
     consumedAt: null,
+    resource: null,
   };
 }
 

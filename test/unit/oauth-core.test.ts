@@ -12,6 +12,7 @@ import { verifyAccessToken } from '../../src/oauth/bearer.ts';
 import { readCodeChallenge, verifyCodeVerifier } from '../../src/oauth/pkce.ts';
 import { formatScope, narrowScope, resolveRequestedScope, sameScope } from '../../src/oauth/scopes.ts';
 import { type ClientRequestInput, handleTokenRequest, presentedClient } from '../../src/oauth/token-endpoint.ts';
+import { protectedResources } from '../../src/oauth/resources.ts';
 import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
@@ -172,7 +173,7 @@ describe('RFC 6749 §3.2 handleTokenRequest: steps in order of error precedence'
     ['alpha', handler('alpha', ['one', 'two'], false)],
     ['secret_only', handler('secret_only', [], true)],
   ]);
-  const deps = { registry, applications };
+  const deps = { registry, applications, resources: protectedResources('https://folio.example') };
   const input = (params: Record<string, string>, repeatedParams: string[] = []): ClientRequestInput => ({ params, repeatedParams, ip: '192.0.2.1' });
   const asConfidential = { client_id: confidential.application.clientId, client_secret: confidential.secret };
 
@@ -296,7 +297,7 @@ describe('RFC 7636 PKCE', () => {
 
 describe('tokens: minting and the token response (spec §2, DESIGN §2)', () => {
   const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0, 750));
-  const subject = { grantId: 7, applicationId: 3, userId: 5, scope: ['read'], originCodeHash: null };
+  const subject = { grantId: 7, applicationId: 3, userId: 5, scope: ['read'], originCodeHash: null, resource: null };
 
   it('mints well-formed tokens and records only their hashes, with the fixed lifetimes', () => {
     const minted = mintTokens({ clock, random: cryptoRandom }, subject, true);
@@ -340,11 +341,11 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
     const presented = generateCredential('refreshToken', cryptoRandom);
     const stored = {
       tokenHash: hashCredential(presented), grantId: 1, applicationId: 7, userId: 3, scope: ['read', 'write'],
-      createdAt: clock.now(), expiresAt: clock.now() + lifetimes.refreshTokenIdle, revokedAt: null, rotatedAt: null, originCodeHash: 'c'.repeat(64),
+      createdAt: clock.now(), expiresAt: clock.now() + lifetimes.refreshTokenIdle, revokedAt: null, rotatedAt: null, originCodeHash: 'c'.repeat(64), resource: null,
     };
     let rotatedTo: IssuedTokens | undefined;
     const grant = createRefreshTokenGrant({
-      clock, random: cryptoRandom,
+      clock, random: cryptoRandom, resources: protectedResources('https://folio.example'),
       grants: { async revokeAuthorization() {} },
       audit: { async recordEvent() { throw new Error('nothing to record'); } },
       tokens: {
@@ -353,7 +354,7 @@ describe('RFC 6749 §6 refresh with a narrower scope', () => {
       },
     });
     const client = { application: application({ id: 7 } as Partial<Application>).application, confidential: true };
-    const response = await grant.handle({ client, params: { grant_type: 'refresh_token', refresh_token: presented, scope: 'read' }, ip: null });
+    const response = await grant.handle({ client, params: { grant_type: 'refresh_token', refresh_token: presented, scope: 'read' }, ip: null, resource: null });
     assert.equal(response.scope, undefined);
     assert.deepEqual(rotatedTo!.access.scope, ['read']);
     assert.deepEqual(rotatedTo!.refresh!.scope, ['read', 'write']);
@@ -390,7 +391,7 @@ describe('RFC 6749 §4.4 client credentials: the grant remembered between issues
       },
     });
     const client = { application: application({ scopes: ['read', 'write'] }).application, confidential: true };
-    const issue = (scope: string) => grant.handle({ client, params: { grant_type: 'client_credentials', scope }, ip: null });
+    const issue = (scope: string) => grant.handle({ client, params: { grant_type: 'client_credentials', scope }, ip: null, resource: null });
 
     await issue('read');
     await issue('read');
@@ -447,7 +448,7 @@ describe('RFC 6750 verifyAccessToken', () => {
   const raw = generateCredential('accessToken', cryptoRandom, clock.now());
   const live = {
     tokenHash: hashCredential(raw), grantId: 1, applicationId: 1, userId: 1, scope: ['read'],
-    createdAt: clock.now(), expiresAt: clock.now() + 60_000, revokedAt: null, originCodeHash: null,
+    createdAt: clock.now(), expiresAt: clock.now() + 60_000, revokedAt: null, originCodeHash: null, resource: null,
   } satisfies AccessToken;
 
   /** A token store that holds `held` in memory and `stored` in its database, and counts what is asked of it. */

@@ -3,6 +3,7 @@
 // sign-up forms it sends people through. Browser pages: sessions and cookies.
 import type { FastifyPluginAsync } from 'fastify';
 import { oauthPaths } from '../../oauth/metadata.ts';
+import type { ProtectedResources } from '../../oauth/resources.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordCost } from '../../platform/password.ts';
 import type { RandomSource } from '../../platform/random.ts';
@@ -21,13 +22,14 @@ export interface AuthorizationPagesDeps {
   issuer: string;
   allowSignup: boolean;
   passwordCost: PasswordCost;
+  resources: ProtectedResources;
 }
 
 export const authorizationPages: FastifyPluginAsync<AuthorizationPagesDeps> = async (app, deps) => {
-  const { storage, sessions, clock, random, issuer, allowSignup, passwordCost } = deps;
+  const { storage, sessions, clock, random, issuer, allowSignup, passwordCost, resources } = deps;
   await registerSessionCookies(app);
   const throttle = createLoginThrottle({ store: storage.loginThrottle, clock });
-  registerAuthorize(app, { ...storage, storage, sessions, clock, random, issuer, nativeCodePage: issuer + oauthPaths.nativeCode });
+  registerAuthorize(app, { ...storage, storage, sessions, clock, random, issuer, resources, nativeCodePage: issuer + oauthPaths.nativeCode });
   registerSignIn(app, { storage, applications: storage.applications, sessions, throttle, clock, random, passwordCost, allowSignup });
   registerSignUp(app, { storage, sessions, throttle, clock, allowSignup, passwordCost });
 };

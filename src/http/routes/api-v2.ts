@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serializeOnePortfolio, serializePortfolioList } from '../../api/portfolio-serializer.ts';
 import { serializeMyUser } from '../../api/user-serializer.ts';
 import type { BearerDeps } from '../../oauth/bearer.ts';
+import type { ProtectedResources } from '../../oauth/resources.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Portfolio } from '../../storage/records.ts';
 import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
-import { bearerAuthentication } from '../bearer-auth.ts';
+import { bearerProtected } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { recordIdFrom } from '../record-id.ts';
 import { myUserSchema, onePortfolioSchema, portfolioListSchema } from '../schemas/api.ts';
@@ -15,10 +16,11 @@ export interface ApiDeps extends BearerDeps {
   portfolios: Pick<PortfolioStore, 'listPortfoliosOwnedBy' | 'findPortfolioOwnedBy'>;
   users: Pick<UserStore, 'findUserById'>;
   baseUrl: string;
+  resources: ProtectedResources;
 }
 
 export function registerApiV2(app: FastifyInstance, deps: ApiDeps): void {
-  const options = { config: { bearer: true }, onRequest: bearerAuthentication(deps, 'read') };
+  const options = bearerProtected(deps, { resource: deps.resources.api, scope: 'read' });
   const tokenOf = (request: FastifyRequest) => request.accessToken!;
   // Each list's JSON, made by the route's response schema, lives as long as the
   // list: a store that answers with the same list object until the data changes

@@ -9,6 +9,7 @@ import { type AuthorizationRequest, validateAuthorizationRequest } from '../../o
 import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { OOB_REDIRECT_URI } from '../../oauth/redirect-uris.ts';
+import { type ProtectedResources, resourceAt } from '../../oauth/resources.ts';
 import type { ApplicationStore, Storage, UserStore } from '../../storage/stores.ts';
 import { renderConsentPage } from '../../web/consent-page.ts';
 import { renderErrorPage } from '../../web/error-page.ts';
@@ -23,6 +24,7 @@ export interface AuthorizeRouteDeps extends AuthorizationDecisionDeps {
   users: Pick<UserStore, 'findUserById'>;
   storage: Pick<Storage, 'sessions'>;
   sessions: Sessions;
+  resources: ProtectedResources;
 }
 
 const FORM_ONLY_FIELDS = new Set(['csrf_token', 'decision']);
@@ -131,6 +133,7 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
       ownerName: owner?.name ?? 'an unknown developer',
       redirectHost: authorization.redirectUri === OOB_REDIRECT_URI ? null : redirectDestination(authorization.redirectUri),
       scopes: authorization.scope,
+      reach: resourceAt(deps.resources, authorization.resource).reach,
       params: authorization.params,
       csrfToken: signedIn.session.csrfToken,
       user: signedIn.user,

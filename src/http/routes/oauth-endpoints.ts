@@ -1,15 +1,14 @@
 // POST /oauth2/token, /oauth2/revoke and /oauth2/introspect: parse, call the core, render.
 import type { FastifyInstance } from 'fastify';
-import type { GrantRegistry } from '../../oauth/grants/registry.ts';
 import { introspectToken, type IntrospectionDeps } from '../../oauth/introspection.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { revokeToken, type RevocationDeps } from '../../oauth/revocation.ts';
-import { handleTokenRequest } from '../../oauth/token-endpoint.ts';
+import { handleTokenRequest, type TokenEndpointDeps } from '../../oauth/token-endpoint.ts';
 import { clientRequestInput, revocationRequestInput } from '../client-request.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { introspectionSchema, revocationSchema, tokenSchema } from '../schemas/oauth.ts';
 
-export type OAuthEndpointDeps = RevocationDeps & IntrospectionDeps & { registry: GrantRegistry };
+export type OAuthEndpointDeps = RevocationDeps & IntrospectionDeps & TokenEndpointDeps;
 
 export function registerOAuthEndpoints(app: FastifyInstance, deps: OAuthEndpointDeps): void {
   app.post(oauthPaths.token, { schema: tokenSchema }, async (request) => {

@@ -33,12 +33,23 @@ const unavailable = {
   503: { ...errorBody, description: 'temporarily_unavailable: the database cannot be reached', headers: { 'Retry-After': retryAfter } },
 } as const;
 
+const bearerChallengeHeader = {
+  type: 'string',
+  description: 'Bearer realm="folio", with error and error_description when a token was presented, scope when none was or it lacked one, '
+    + 'and resource_metadata: the RFC 9728 metadata of the resource (its authorization server and scopes)',
+} as const;
+
 /** What the bearer-token endpoints answer besides 200 (RFC 6750 §3, DESIGN §2). */
 export const bearerErrorResponses = {
   401: {
     ...errorBody,
-    description: 'invalid_token: no token, or one that is malformed, expired or revoked (RFC 6750 §3.1)',
-    headers: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="folio", with error and error_description when a token was presented' } },
+    description: 'invalid_token: no token, or one that is malformed, expired, revoked or meant for another resource (RFC 6750 §3.1, RFC 8707)',
+    headers: { 'WWW-Authenticate': bearerChallengeHeader },
+  },
+  403: {
+    ...errorBody,
+    description: 'insufficient_scope: the token lacks the scope this route needs (RFC 6750 §3.1)',
+    headers: { 'WWW-Authenticate': bearerChallengeHeader },
   },
   429: {
     ...errorBody,

@@ -20,6 +20,10 @@ const tokenRequest = {
     code_verifier: { type: 'string', description: 'authorization_code: the PKCE verifier (RFC 7636, S256)' },
     refresh_token: { type: 'string', description: 'refresh_token: the current refresh token; it is rotated' },
     scope: { type: 'string', description: 'Optional; space-separated (only "read" today)' },
+    resource: {
+      type: 'string',
+      description: 'Optional (RFC 8707): the resource the access token is for, {base_url}/api/v2 or {base_url}/mcp. For a code or refresh token, the one it was granted for (a token granted without resource may be narrowed to {base_url}/api/v2); at most once',
+    },
     ...clientFields,
   },
 } as const;
@@ -99,6 +103,7 @@ export const introspectionSchema = {
         iat: { type: 'integer' },
         sub: { type: 'string' },
         iss: { type: 'string' },
+        aud: { type: 'string', description: 'The resource (RFC 8707) the token is for; absent for a token issued without resource' },
       },
       required: ['active'],
     },

@@ -4,6 +4,7 @@ import type { AuthorizationCode } from '../../storage/records.ts';
 import type { AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { verifyCodeVerifier } from '../pkce.ts';
+import { type ProtectedResources, narrowResource } from '../resources.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
 import { revokeCompromisedAuthorization } from './compromised-authorization.ts';
 import type { GrantHandler, TokenRequest } from './grant-handler.ts';
@@ -12,6 +13,7 @@ export interface AuthorizationCodeGrantDeps extends TokenMinter {
   codes: Pick<AuthorizationCodeStore, 'findAuthorizationCode'>;
   grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'redeemAuthorizationCode'>;
+  resources: ProtectedResources;
 }
 
 export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): GrantHandler {
@@ -24,7 +26,7 @@ export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): 
     grantType: 'authorization_code',
     requiredParams: ['code', 'redirect_uri'],
     confidentialOnly: false,
-    async handle({ client, params, ip }: TokenRequest) {
+    async handle({ client, params, ip, resource: requested }: TokenRequest) {
       const code = params.code!;
       if (!isWellFormedCredential('authorizationCode', code)) {
         throw new OAuthError('invalid_grant', 'The authorization code is invalid');
@@ -48,11 +50,14 @@ export function createAuthorizationCodeGrant(deps: AuthorizationCodeGrantDeps): 
         throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
       }
       verifyCodeVerifier(params.code_verifier, stored.codeChallenge);
+      const resource = narrowResource(requested, stored.resource, deps.resources);
 
       const subject = {
-        grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope: stored.scope, originCodeHash: codeHash,
+        grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope: stored.scope, originCodeHash: codeHash, resource,
       };
       const minted = mintTokens(deps, subject, true);
+      // The refresh token keeps the resource granted with the code, so that a refresh can narrow only as far as the code could.
+      minted.records.refresh!.resource = stored.resource;
       minted.records.event = {
         type: 'token.issued', userId: stored.userId, applicationId: stored.applicationId,
         ip, detail: { grant_type: 'authorization_code', grant_id: stored.grantId }, createdAt: now,

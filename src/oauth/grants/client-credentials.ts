@@ -35,10 +35,10 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
   };
 
   /** The tokens on `grant`, or undefined when it was no longer live. */
-  async function issueOn(grant: Grant, scope: string[], now: number, ip: string | null) {
+  async function issueOn(grant: Grant, scope: string[], resource: string | null, now: number, ip: string | null) {
     const { userId, applicationId } = grant;
     // RFC 6749 §4.4.3: a refresh token SHOULD NOT be included.
-    const minted = mintTokens(deps, { grantId: grant.id, applicationId, userId, scope, originCodeHash: null }, false);
+    const minted = mintTokens(deps, { grantId: grant.id, applicationId, userId, scope, originCodeHash: null, resource }, false);
     minted.records.event = {
       type: 'token.issued', userId, applicationId,
       ip, detail: { grant_type: 'client_credentials', grant_id: grant.id }, createdAt: now,
@@ -47,16 +47,16 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
   }
 
   /** The owner revoking this application's access mid-request only means a fresh grant. */
-  async function issueForLiveGrant(userId: number, applicationId: number, scope: string[], now: number, ip: string | null) {
+  async function issueForLiveGrant(userId: number, applicationId: number, scope: string[], resource: string | null, now: number, ip: string | null) {
     const remembered = rememberedGrant(userId, applicationId, scope);
     if (remembered !== undefined) {
-      const minted = await issueOn(remembered, scope, now, ip);
+      const minted = await issueOn(remembered, scope, resource, now, ip);
       if (minted !== undefined) return minted;
       lastGrants.delete(applicationId);
     }
     for (let attempt = 0; attempt < 3; attempt++) {
       const grant = await deps.grants.findOrCreateActiveGrant(userId, applicationId, scope, now);
-      const minted = await issueOn(grant, scope, now, ip);
+      const minted = await issueOn(grant, scope, resource, now, ip);
       if (minted !== undefined) {
         remember(grant);
         return minted;
@@ -70,11 +70,11 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
     requiredParams: [],
     // spec §5.5: client_credentials always requires the client_secret.
     confidentialOnly: true,
-    async handle({ client, params, ip }: TokenRequest) {
+    async handle({ client, params, ip, resource }: TokenRequest) {
       const application = client.application;
       const scope = resolveRequestedScope(params.scope, application.scopes);
       const now = deps.clock.now();
-      const minted = await issueForLiveGrant(application.ownerId, application.id, scope, now, ip);
+      const minted = await issueForLiveGrant(application.ownerId, application.id, scope, resource, now, ip);
       return tokenResponse(minted, scope);
     },
   };

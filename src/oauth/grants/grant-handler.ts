@@ -7,6 +7,8 @@ export interface TokenRequest {
   /** Every body parameter, each given once (duplicates are refused before dispatch). */
   params: Readonly<Record<string, string>>;
   ip: string | null;
+  /** The RFC 8707 resource the request names, as Folio spells it (resources.ts); null when it names none. */
+  resource: string | null;
 }
 
 /** One grant type (RFC 6749 §4). The token endpoint dispatches on `grantType`. */

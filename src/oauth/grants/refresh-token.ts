@@ -6,6 +6,7 @@ import type { RefreshToken } from '../../storage/records.ts';
 import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';
+import { type ProtectedResources, narrowResource } from '../resources.ts';
 import { narrowScope } from '../scopes.ts';
 import { type TokenMinter, mintTokens, tokenResponse } from '../tokens.ts';
 import { revokeCompromisedAuthorization } from './compromised-authorization.ts';
@@ -15,6 +16,7 @@ export interface RefreshTokenGrantDeps extends TokenMinter {
   grants: Pick<GrantStore, 'revokeAuthorization'>;
   tokens: Pick<TokenStore, 'findRefreshToken' | 'rotateRefreshToken'>;
   audit: Pick<AuditStore, 'recordEvent'>;
+  resources: ProtectedResources;
 }
 
 const invalid = () => new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
@@ -41,7 +43,7 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
     grantType: 'refresh_token',
     requiredParams: ['refresh_token'],
     confidentialOnly: false,
-    async handle({ client, params, ip }: TokenRequest) {
+    async handle({ client, params, ip, resource: requested }: TokenRequest) {
       const presented = params.refresh_token!;
       if (!isWellFormedCredential('refreshToken', presented)) throw invalid();
       const hash = hashCredential(presented);
@@ -58,11 +60,13 @@ export function createRefreshTokenGrant(deps: RefreshTokenGrantDeps): GrantHandl
       if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
 
       const scope = narrowScope(params.scope, stored.scope);
-      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope, originCodeHash: stored.originCodeHash };
+      const resource = narrowResource(requested, stored.resource, deps.resources);
+      const subject = { grantId: stored.grantId, applicationId: stored.applicationId, userId: stored.userId, scope, originCodeHash: stored.originCodeHash, resource };
       const minted = mintTokens(deps, subject, true);
-      // RFC 6749 §6: a narrower scope applies to the new access token only; the new
-      // refresh token keeps the scope of the one it replaces.
+      // RFC 6749 §6 and RFC 8707 §2.2: a narrower scope or resource applies to the new
+      // access token only; the new refresh token keeps those of the one it replaces.
       minted.records.refresh!.scope = stored.scope;
+      minted.records.refresh!.resource = stored.resource;
       minted.records.event = {
         type: 'token.refreshed', userId: stored.userId, applicationId: stored.applicationId,
         ip, detail: { grant_id: stored.grantId }, createdAt: now,

@@ -1,6 +1,7 @@
 // The grants Folio supports. The token endpoint dispatches on this registry and
 // the RFC 8414 metadata lists its keys, so the two cannot disagree.
 import type { AuditStore, AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
+import type { ProtectedResources } from '../resources.ts';
 import type { TokenMinter } from '../tokens.ts';
 import { createAuthorizationCodeGrant } from './authorization-code.ts';
 import { createClientCredentialsGrant } from './client-credentials.ts';
@@ -14,6 +15,7 @@ export interface GrantRegistryDeps extends TokenMinter {
   grants: GrantStore;
   tokens: TokenStore;
   audit: AuditStore;
+  resources: ProtectedResources;
 }
 
 export function createGrantRegistry(deps: GrantRegistryDeps): GrantRegistry {

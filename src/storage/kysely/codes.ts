@@ -8,7 +8,7 @@ import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
-  'created_at', 'expires_at', 'consumed_at',
+  'created_at', 'expires_at', 'consumed_at', 'resource',
 ]);
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
@@ -23,6 +23,7 @@ function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     consumedAt: row.consumed_at,
+    resource: row.resource,
   };
 }
 
@@ -47,6 +48,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
         created_at: code.createdAt,
         expires_at: code.expiresAt,
         consumed_at: code.consumedAt,
+        resource: code.resource,
       })
       .execute());
   }

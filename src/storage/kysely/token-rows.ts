@@ -6,7 +6,7 @@ import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 /** The columns access and refresh tokens share: an AccessToken record's. */
 const TOKEN_COLUMNS = [
-  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash',
+  'token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash', 'resource',
 ] as const;
 export const ACCESS_TOKEN_COLUMNS = everyColumn<AccessTokenRow>()([...TOKEN_COLUMNS, 'refresh_token_hash']);
 export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_COLUMNS, 'rotated_at']);
@@ -24,6 +24,7 @@ export function toAccessToken(row: SharedColumns): AccessToken {
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     originCodeHash: row.origin_code_hash,
+    resource: row.resource,
   };
 }
 
@@ -42,6 +43,7 @@ function sharedColumns(token: AccessToken): SharedColumns {
     expires_at: token.expiresAt,
     revoked_at: token.revokedAt,
     origin_code_hash: token.originCodeHash,
+    resource: token.resource,
   };
 }
 

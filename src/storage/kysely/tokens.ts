@@ -45,7 +45,7 @@ export class KyselyTokenStore implements TokenStore {
       .leftJoin('refresh_tokens as r', 'r.token_hash', 'a.refresh_token_hash')
       .select([
         'a.token_hash', 'a.grant_id', 'a.application_id', 'a.user_id', 'a.scope', 'a.created_at', 'a.expires_at',
-        (eb) => eb.fn.coalesce('a.revoked_at', 'r.revoked_at').as('revoked_at'), 'a.origin_code_hash',
+        (eb) => eb.fn.coalesce('a.revoked_at', 'r.revoked_at').as('revoked_at'), 'a.origin_code_hash', 'a.resource',
       ])
       .where('a.token_hash', '=', tokenHash)
       .where((eb) => eb.or([eb('a.refresh_token_hash', 'is', null), eb('r.token_hash', 'is not', null)]))

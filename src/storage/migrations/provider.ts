@@ -13,6 +13,7 @@ import { spentCredentialsUnindexedMigration } from './0011-spent-credentials-uni
 import { roomForSpendingMigration } from './0012-room-for-spending.ts';
 import { changesAnnouncedByStoresMigration } from './0013-changes-announced-by-stores.ts';
 import { trustedDevicesAndNativeCodesMigration } from './0014-trusted-devices-and-native-codes.ts';
+import { tokenResourceMigration } from './0015-token-resource.ts';
 import { retiredMigration } from './retired.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -34,6 +35,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0012-room-for-spending': roomForSpendingMigration(this.kind),
       '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(this.kind),
       '0014-trusted-devices-and-native-codes': trustedDevicesAndNativeCodesMigration(),
+      '0015-token-resource': tokenResourceMigration(),
     };
   }
 }

@@ -1,21 +1,35 @@
 // The protocol endpoints clients call directly: token (RFC 6749 §3.2), revocation
-// (RFC 7009), introspection (RFC 7662) and the metadata that lists them (RFC 8414).
-// No cookies, no sessions, no rate limit: a client authenticates on each request.
+// (RFC 7009), introspection (RFC 7662), registration (RFC 7591) and the metadata that
+// lists them (RFC 8414). No cookies, no sessions: a client authenticates on each
+// request; registration alone is rate limited, per address.
 import type { FastifyPluginAsync } from 'fastify';
+import type { RegistrationMode } from '../../config.ts';
 import type { GrantRegistry } from '../../oauth/grants/registry.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { RandomSource } from '../../platform/random.ts';
+import type { RateLimiter } from '../../platform/rate-limit/limiter.ts';
 import type { Storage } from '../../storage/stores.ts';
 import { registerMetadata } from '../routes/metadata.ts';
 import { registerOAuthEndpoints } from '../routes/oauth-endpoints.ts';
+import { registerRegistration } from '../routes/registration.ts';
 
 export interface TokenEndpointsDeps {
+  /** With client look-ups that resolve metadata-document clients (oauth/metadata-document-clients.ts). */
   storage: Storage;
   registry: GrantRegistry;
   clock: Clock;
+  random: RandomSource;
   issuer: string;
+  registration: { mode: RegistrationMode; token: string | null; limiter: RateLimiter };
 }
 
-export const tokenEndpoints: FastifyPluginAsync<TokenEndpointsDeps> = async (app, { storage, registry, clock, issuer }) => {
-  registerMetadata(app, { issuer, registry });
+export const tokenEndpoints: FastifyPluginAsync<TokenEndpointsDeps> = async (app, deps) => {
+  const { storage, registry, clock, random, issuer, registration } = deps;
+  registerMetadata(app, { issuer, registry, registration: registration.mode !== 'off' });
   registerOAuthEndpoints(app, { ...storage, registry, clock, issuer });
+  if (registration.mode !== 'off') {
+    await registerRegistration(app, {
+      applications: storage.applications, clock, random, initialAccessToken: registration.token, limiter: registration.limiter,
+    });
+  }
 };

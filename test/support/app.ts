@@ -10,7 +10,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { type PasswordCost, hashPassword } from '../../src/platform/password.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateClientId, generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { Application, NewAuditEvent, OwnedApplication, User } from '../../src/storage/records.ts';
+import type { Application, NewAuditEvent, User } from '../../src/storage/records.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import { portfolioFields } from '../../src/demo/portfolio-fields.ts';
 import { createTestStorage } from './storage.ts';
@@ -64,7 +64,7 @@ export async function createUser(t: TestApp, name = 'Ada Investor'): Promise<Use
 }
 
 export interface TestClient {
-  application: OwnedApplication;
+  application: Application;
   clientId: string;
   clientSecret: string;
 }

@@ -11,7 +11,7 @@ import type { RateLimiter } from '../../platform/rate-limit/limiter.ts';
 import type { Storage } from '../../storage/stores.ts';
 import { registerMetadata } from '../routes/metadata.ts';
 import { registerOAuthEndpoints } from '../routes/oauth-endpoints.ts';
-import { registerRegistration } from '../routes/registration.ts';
+import { refuseRegistration, registerRegistration } from '../routes/registration.ts';
 
 export interface TokenEndpointsDeps {
   /** With client look-ups that resolve metadata-document clients (oauth/metadata-document-clients.ts). */
@@ -27,7 +27,8 @@ export const tokenEndpoints: FastifyPluginAsync<TokenEndpointsDeps> = async (app
   const { storage, registry, clock, random, issuer, registration } = deps;
   registerMetadata(app, { issuer, registry, registration: registration.mode !== 'off' });
   registerOAuthEndpoints(app, { ...storage, registry, clock, issuer });
-  if (registration.mode !== 'off') {
+  if (registration.mode === 'off') await refuseRegistration(app);
+  else {
     await registerRegistration(app, {
       applications: storage.applications, clock, random, initialAccessToken: registration.token, limiter: registration.limiter,
     });

@@ -58,6 +58,20 @@ export async function registerRegistration(app: FastifyInstance, deps: Registrat
   });
 }
 
+/** Registration off: 404 for every request, whatever its body, as for a path never served. */
+export async function refuseRegistration(app: FastifyInstance): Promise<void> {
+  await app.register(async (context) => {
+    context.removeAllContentTypeParsers();
+    context.addContentTypeParser('*', { bodyLimit: REGISTRATION_BODY_LIMIT }, (_request, payload, done) => {
+      payload.resume();
+      payload.on('end', () => done(null, undefined));
+    });
+    context.all(oauthPaths.registration, async (request) => {
+      throw new OAuthError('not_found', `No resource at ${request.method} ${oauthPaths.registration}`);
+    });
+  });
+}
+
 /** RFC 7591 §3: the initial access token is a bearer token (RFC 6750), compared in constant time. */
 function checkInitialAccessToken(request: FastifyRequest, reply: { header(name: string, value: string): unknown }, expected: string | null): void {
   if (expected === null) return;

@@ -8,7 +8,10 @@ import { REGISTRATIONS_PER_HOUR, REGISTRATION_BODY_LIMIT } from '../../src/http/
 import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
-import { type TestApp, assertError, createTestApp, createUser, obtainTokens, tokenRequest } from '../support/app.ts';
+import {
+  type TestApp, assertError, authorizeUrl, createTestApp, createUser, obtainCode, obtainTokens, pkcePair, tokenRequest,
+} from '../support/app.ts';
+import { getPage } from '../support/pages.ts';
 
 const TOKEN = 'initial-access-token-0123456789abcdef';
 const METADATA = { client_name: 'Desk Assistant', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' };
@@ -142,3 +145,25 @@ describe('POST /oauth2/register is rate limited per address', () => {
   });
 });
 
+
+describe('a self-registered client at the consent page', () => {
+  it('is named with a warning that it registered itself, and asked every time even when confidential', async () => {
+    t = await start();
+    const registered = (await register({ ...METADATA, client_name: 'Helper <b>', token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://helper.example/cb'] })).json();
+    const application = (await t.storage.applications.findApplicationByClientId(registered.client_id))!;
+    const user = await createUser(t);
+    const client = { application, clientId: registered.client_id, clientSecret: registered.client_secret };
+    await obtainTokens(t, client, user);
+    const { jar } = await obtainCode(t, client, user);
+    const pkce = pkcePair();
+    const page = await getPage(t, jar, authorizeUrl(client, { code_challenge: pkce.challenge, code_challenge_method: 'S256' }));
+    assert.equal(page.statusCode, 200, 'asked again despite the remembered consent');
+    assert.match(page.body, /Helper &lt;b&gt;/);
+    assert.match(page.body, /Registered itself/);
+    assert.match(page.body, /registered itself with Folio: its name is its own claim/);
+    assert.match(page.body, /sent back to <strong>helper\.example<\/strong>/);
+    assert.doesNotMatch(page.body, /localhost/);
+    const connections = await getPage(t, jar, '/settings/connections');
+    assert.match(connections.body, /Helper &lt;b&gt;<\/strong><br><span class="muted">Registered itself/);
+  });
+});

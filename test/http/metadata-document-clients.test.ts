@@ -147,16 +147,32 @@ describe('a client whose metadata document cannot be used gets a clear 400 page,
     assert.equal(await storedClients(), 0);
   });
 
-  it('in production, plain http and loopback are never fetched', async () => {
+  it('in production, plain http, loopback, private and metadata-service addresses are never fetched', async () => {
     t = await start({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://folio.example' });
     const user = await createUser(t);
     const jar = await signIn(t, user);
     const response = await getPage(t, jar, authorizeUrl(`${origin}/assistant.json`));
     assert.equal(response.statusCode, 400);
     assert.match(response.body, /No application is registered with this client_id/);
-    const https = await getPage(t, jar, authorizeUrl('https://127.0.0.1/client.json'));
-    assert.equal(https.statusCode, 400);
-    assert.match(https.body, /Folio does not fetch documents from 127\.0\.0\.1/);
+    for (const host of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]']) {
+      const refused = await getPage(t, jar, authorizeUrl(`https://${host}/client.json`));
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, new RegExp(`Folio does not fetch documents from ${host.replace(/[[\]]/g, '').replace(/\./g, '\\.')}`));
+    }
     assert.equal(await storedClients(), 0);
+  });
+});
+
+describe('FOLIO_CLIENT_DOCUMENTS_PRIVATE_NETWORKS', () => {
+  it('lets Folio try private addresses, and never a cloud metadata service', async () => {
+    t = await start({ FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://folio.example', FOLIO_CLIENT_DOCUMENTS_PRIVATE_NETWORKS: 'true' });
+    const user = await createUser(t);
+    const jar = await signIn(t, user);
+    const privateHost = await getPage(t, jar, authorizeUrl('https://10.255.255.1/client.json'));
+    assert.equal(privateHost.statusCode, 400);
+    assert.doesNotMatch(privateHost.body, /does not fetch documents from/);
+    assert.match(privateHost.body, /did not answer within 300 ms|could not fetch/);
+    const metadataService = await getPage(t, jar, authorizeUrl('https://169.254.169.254/client.json'));
+    assert.match(metadataService.body, /Folio does not fetch documents from 169\.254\.169\.254/);
   });
 });

@@ -27,7 +27,7 @@ export type { AppDeps } from './app-deps.ts';
 
 /** Client ID metadata documents fetched with the configuration's allowances, through one cache per process. */
 function resolvingClients({ config, storage, clock, random, clientDocumentTimeoutMs }: AppDeps) {
-  // Plain http on loopback only outside production (issue 52; platform/safe-fetch.ts).
+  // Plain http, and loopback addresses, only outside production (platform/safe-fetch.ts).
   const allowLoopbackHttp = config.env !== 'production';
   const options: FetchOptions = {
     allowPrivateAddresses: config.clientDocumentsFromPrivateNetworks,

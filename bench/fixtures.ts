@@ -11,6 +11,7 @@ import type { OpenDatabase } from '../src/storage/database.ts';
 import { deleteInBatches } from '../src/storage/kysely/purge.ts';
 import { createStorage } from '../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
+import type { OwnedApplication } from '../src/storage/records.ts';
 import { openPostgres } from '../src/storage/postgres/postgres-database.ts';
 import { openSqlite } from '../src/storage/sqlite/sqlite-database.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';
@@ -56,7 +57,7 @@ export class BenchDatabase {
     await storage.migrate();
     const demo = await seedDemo({ storage, clock: systemClock, random: cryptoRandom });
     const confidential = demo.applications.find((application) => application.confidential)!;
-    const application = (await storage.applications.findApplicationByClientId(confidential.clientId))!;
+    const application = (await storage.applications.findApplicationByClientId(confidential.clientId)) as OwnedApplication;
     this.applicationId = application.id;
     const now = systemClock.now();
     for (let index = 0; index < CHAIN_USERS; index++) {

@@ -17,6 +17,8 @@ export interface AppDeps {
   rateLimitKeyPrefix?: string;
   /** The cost passwords are hashed at; PASSWORD_COST unless tests ask for a cheaper one. */
   passwordCost?: PasswordCost;
+  /** How long a client ID metadata document may take to arrive; safe-fetch's default unless tests ask for less. */
+  clientDocumentTimeoutMs?: number;
   /** Sees every route as it is registered (tests check the OpenAPI document covers them). */
   onRoute?: (route: RouteOptions) => void;
 }

@@ -17,10 +17,34 @@ import { serverOptions } from './http/server-options.ts';
 import { createSessions } from './http/sessions.ts';
 import { createGrantRegistry, observeGrants } from './oauth/grants/registry.ts';
 import { protectedResources } from './oauth/resources.ts';
+import type { ClientMetadata } from './oauth/client-metadata.ts';
+import { withMetadataDocumentClients } from './oauth/metadata-document-clients.ts';
+import { createDocumentCache } from './platform/document-cache.ts';
 import { PASSWORD_COST } from './platform/password.ts';
+import { type FetchOptions, fetchJsonDocument } from './platform/safe-fetch.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
 
 export type { AppDeps } from './app-deps.ts';
+
+/** Client ID metadata documents fetched with the configuration's allowances, through one cache per process. */
+function resolvingClients({ config, storage, clock, random, clientDocumentTimeoutMs }: AppDeps) {
+  // Plain http, and loopback addresses, only outside production (platform/safe-fetch.ts).
+  const allowLoopbackHttp = config.env !== 'production';
+  const options: FetchOptions = {
+    allowPrivateAddresses: config.clientDocumentsFromPrivateNetworks,
+    allowLoopbackHttp,
+    userAgent: `Folio (+${config.baseUrl})`,
+    ...(clientDocumentTimeoutMs === undefined ? {} : { timeoutMs: clientDocumentTimeoutMs }),
+  };
+  return withMetadataDocumentClients({
+    applications: storage.applications,
+    fetchDocument: (url) => fetchJsonDocument(url, options),
+    cache: createDocumentCache<ClientMetadata>({ clock }),
+    urlOptions: { allowLoopbackHttp },
+    clock,
+    random,
+  });
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, storage, clock, random, logger } = deps;
@@ -46,9 +70,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.countRateLimited(),
   };
 
-  await app.register(tokenEndpoints, { storage, registry, clock, issuer, resources });
+  // Every client look-up of the protocol endpoints resolves metadata-document clients too.
+  const clientStorage = { ...storage, applications: resolvingClients(deps) };
+  const registration = { mode: config.registration, token: config.registrationToken, limiter: rateLimit.limiter };
+  await app.register(tokenEndpoints, { storage: clientStorage, registry, clock, random, issuer, registration, resources });
   const passwordCost = deps.passwordCost ?? PASSWORD_COST;
-  await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost, resources });
+  await app.register(authorizationPages, { storage: clientStorage, sessions, clock, random, issuer, allowSignup, passwordCost, resources });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit, resources });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });

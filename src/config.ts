@@ -37,7 +37,15 @@ export interface Config {
   databasePoolSize: number;
   /** The bearer token GET /metrics requires; null: /metrics is open to whoever reaches the port. */
   metricsToken: string | null;
+  /** RFC 7591 registration at POST /oauth2/register: anyone, holders of the initial access token, or nobody. */
+  registration: RegistrationMode;
+  /** The initial access token mode `token` requires (RFC 7591 §3); null in the other modes. */
+  registrationToken: string | null;
+  /** Whether client ID metadata documents may be fetched from private (RFC 1918, unique-local, CGNAT) addresses. */
+  clientDocumentsFromPrivateNetworks: boolean;
 }
+
+export type RegistrationMode = 'open' | 'token' | 'off';
 
 /** A bad environment value; the message names the variable and the accepted form. */
 export class ConfigError extends Error {
@@ -162,6 +170,22 @@ function metricsToken(env: Env): string | null {
   return value;
 }
 
+/**
+ * Open outside production. In production, guarded by the initial access token when
+ * one is set, and off when none is, so a deployment that sets neither still starts.
+ */
+function registration(env: Env, environment: Environment): Pick<Config, 'registration' | 'registrationToken'> {
+  const token = read(env, 'FOLIO_REGISTRATION_TOKEN');
+  const fallback = environment !== 'production' ? 'open' : token === undefined ? 'off' : 'token';
+  const mode = oneOf<RegistrationMode>(env, 'FOLIO_REGISTRATION', ['open', 'token', 'off'], fallback);
+  if (mode !== 'token') return { registration: mode, registrationToken: null };
+  if (token === undefined) {
+    throw new ConfigError('FOLIO_REGISTRATION_TOKEN', 'set when FOLIO_REGISTRATION is token; or set FOLIO_REGISTRATION to open or off', '');
+  }
+  if (!/^[\x21-\x7e]{24,512}$/.test(token)) throw new ConfigError('FOLIO_REGISTRATION_TOKEN', '24 to 512 printable ASCII characters without spaces', '(hidden)');
+  return { registration: mode, registrationToken: token };
+}
+
 function port(env: Env): number {
   const name = read(env, 'FOLIO_PORT') !== undefined ? 'FOLIO_PORT' : 'PORT';
   return integer(env, name, 0, 65535, 3000);
@@ -198,6 +222,8 @@ export function loadConfig(env: Env): Config {
     purgeIntervalMs: integer(env, 'FOLIO_PURGE_INTERVAL_SECONDS', 1, 86_400, 300) * 1000,
     databasePoolSize: integer(env, 'FOLIO_DATABASE_POOL_SIZE', 1, 1000, 10),
     metricsToken: metricsToken(env),
+    ...registration(env, environment),
+    clientDocumentsFromPrivateNetworks: boolean(env, 'FOLIO_CLIENT_DOCUMENTS_PRIVATE_NETWORKS', false),
   });
 }
 

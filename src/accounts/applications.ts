@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { validateRedirectUri } from '../platform/redirect-uris.ts';
 import { generateClientId, generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { Application, AuditEventType, NewAuditEvent } from '../storage/records.ts';
+import type { Application, AuditEventType, NewAuditEvent, OwnedApplication } from '../storage/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
 import { hasUnsafeCharacters } from './names.ts';
@@ -31,7 +31,7 @@ export interface ApplicationSettings {
 }
 
 /** The secret is returned here and never again: only its hash is stored. */
-export interface RegisteredApplication { application: Application; clientSecret: string }
+export interface RegisteredApplication { application: OwnedApplication; clientSecret: string }
 
 export function validApplicationName(name: string): string {
   const trimmed = name.trim();
@@ -89,15 +89,15 @@ export async function registerApplication(
 }
 
 /** The application `ownerId` owns; someone else's is reported exactly like a missing one. */
-export async function findOwnedApplication(storage: Pick<Storage, 'applications'>, id: number, ownerId: number): Promise<Application> {
+export async function findOwnedApplication(storage: Pick<Storage, 'applications'>, id: number, ownerId: number): Promise<OwnedApplication> {
   const application = Number.isSafeInteger(id) ? await storage.applications.findApplicationById(id) : undefined;
   if (application === undefined || application.ownerId !== ownerId) throw new AccountError('no such application', 'not_found');
-  return application;
+  return application as OwnedApplication;
 }
 
 /** A new secret; the old one stops working the moment this returns. */
 export async function rotateApplicationSecret(
-  deps: ApplicationDeps, application: Application, ip: string | null = null, revealer?: SecretRevealer,
+  deps: ApplicationDeps, application: OwnedApplication, ip: string | null = null, revealer?: SecretRevealer,
 ): Promise<RegisteredApplication> {
   const now = deps.clock.now();
   const clientSecret = generateCredential('clientSecret', deps.random);
@@ -110,7 +110,7 @@ export async function rotateApplicationSecret(
 }
 
 export async function updateApplication(
-  deps: ApplicationDeps, application: Application, changes: ApplicationSettings, ip: string | null = null,
+  deps: ApplicationDeps, application: OwnedApplication, changes: ApplicationSettings, ip: string | null = null,
 ): Promise<Application> {
   const settings = validSettings(changes);
   const now = deps.clock.now();
@@ -122,7 +122,7 @@ export async function updateApplication(
 }
 
 /** Deletes the application with every grant, code and token it holds. */
-export async function deleteApplication(deps: ApplicationDeps, application: Application, ip: string | null = null): Promise<void> {
+export async function deleteApplication(deps: ApplicationDeps, application: OwnedApplication, ip: string | null = null): Promise<void> {
   const now = deps.clock.now();
   const event = eventFor('application.deleted', ip, now)(application);
   if (!(await deps.storage.applications.deleteApplication(application.id, application.ownerId, event))) {

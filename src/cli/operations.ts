@@ -6,7 +6,7 @@ import { AccountError } from '../accounts/errors.ts';
 import * as users from '../accounts/users.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
-import type { User } from '../storage/records.ts';
+import type { OwnedApplication, User } from '../storage/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { CliError } from './errors.ts';
 
@@ -42,7 +42,8 @@ export function registerApplication(deps: Deps, input: applications.ApplicationS
 export async function rotateApplicationSecret(deps: Deps, clientId: string): Promise<RegisteredApplication> {
   const application = await deps.storage.applications.findApplicationByClientId(clientId);
   if (application === undefined) throw new CliError(`no application with client_id ${clientId}`);
-  return asCli(() => applications.rotateApplicationSecret(deps, application));
+  if (application.registration !== 'person') throw new CliError(`${clientId} registered itself; only a person's application has a secret to rotate`);
+  return asCli(() => applications.rotateApplicationSecret(deps, application as OwnedApplication));
 }
 
 /** The JSON shape `app create` and `app rotate-secret` print. */

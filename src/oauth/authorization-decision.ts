@@ -1,7 +1,8 @@
 // What happens to a valid authorization request: sign in, ask for consent, or
 // send the code back (RFC 6749 §4.1.2). Consent is remembered per user,
-// application and scope; only confidential applications may skip the page
-// (DESIGN §2), since a public client's identity is not proven by its redirect.
+// application and scope; only confidential applications a person registered may
+// skip the page (DESIGN §2), since a public client's identity is not proven by its
+// redirect, and a client that registered itself is whoever chose to register it.
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
 import { type AuthorizationCodeStore, type ConsentStore, type GrantStore } from '../storage/stores.ts';
 import { ApplicationGoneError } from '../storage/errors.ts';
@@ -124,7 +125,8 @@ async function whileRegistered<T>(answer: () => Promise<T>): Promise<T> {
 }
 
 async function needsConsent(request: AuthorizationRequest, userId: number, deps: AuthorizationDecisionDeps): Promise<boolean> {
-  if (request.prompt.consent || !request.application.confidential) return true;
+  const { application } = request;
+  if (request.prompt.consent || !application.confidential || application.registration !== 'person') return true;
   const consent = await deps.consents.findConsent(userId, request.application.id);
   return consent === undefined || !request.scope.every((scope) => consent.scope.includes(scope));
 }

@@ -39,9 +39,19 @@ async function verifiedClient(input: AuthorizationRequestInput, applications: Pi
   const clientId = input.params.client_id;
   if (input.repeatedParams.includes('client_id')) throw pageError('client_id was given more than once');
   if (clientId === undefined || clientId === '') throw pageError('client_id is required');
-  const application = clientId.length <= 256 ? await applications.findApplicationByClientId(clientId) : undefined;
+  const application = clientId.length <= 256 ? await findClient(clientId, applications) : undefined;
   if (application === undefined) throw pageError('No application is registered with this client_id');
   return application;
+}
+
+/** A metadata-document client whose document cannot be used is shown why on the page, never redirected. */
+async function findClient(clientId: string, applications: Pick<ApplicationStore, 'findApplicationByClientId'>): Promise<Application | undefined> {
+  try {
+    return await applications.findApplicationByClientId(clientId);
+  } catch (error) {
+    if (error instanceof OAuthError && error.code === 'invalid_client') throw pageError(error.description);
+    throw error;
+  }
 }
 
 function verifiedRedirectUri(input: AuthorizationRequestInput, application: Application): string {

@@ -1,23 +1,41 @@
 // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document):
 // a client_id that is an https URL names a JSON document holding the client's
 // metadata. Sections are cited by title, since the draft's numbering still moves.
+import { isLoopbackHost } from '../platform/loopback.ts';
 import { OAuthError } from './errors.ts';
 import { type ClientMetadata, asMetadataObject, invalidMetadata, readClientMetadata } from './client-metadata.ts';
 
 /** The limit authenticateClient puts on every client_id. */
 export const MAX_CLIENT_ID_URL_LENGTH = 256;
 
+export interface ClientIdUrlOptions {
+  /**
+   * Outside production, plain http on a loopback host too, as the fetch allows
+   * (platform/safe-fetch.ts): a client under development serves its document itself.
+   */
+  allowLoopbackHttp?: boolean;
+}
+
+function isLoopbackHttp(clientId: string): boolean {
+  try {
+    const url = new URL(clientId);
+    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * True when a client_id is to be resolved as a metadata document. Folio's own
  * client ids are base64url and can never start this way (the draft's "Supporting
  * Both Pre-Registered and Unregistered Clients").
  */
-export function isClientIdMetadataUrl(clientId: string): boolean {
-  return /^https:\/\//i.test(clientId);
+export function isClientIdMetadataUrl(clientId: string, options: ClientIdUrlOptions = {}): boolean {
+  return /^https:\/\//i.test(clientId) || (options.allowLoopbackHttp === true && /^http:\/\//i.test(clientId) && isLoopbackHttp(clientId));
 }
 
 /** Why `clientId` cannot be a metadata document URL, or null when it can ("Client Identifier"). */
-export function clientIdUrlProblem(clientId: string): string | null {
+export function clientIdUrlProblem(clientId: string, options: ClientIdUrlOptions = {}): string | null {
   if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return `must be at most ${MAX_CLIENT_ID_URL_LENGTH} characters`;
   let url: URL;
   try {
@@ -25,10 +43,10 @@ export function clientIdUrlProblem(clientId: string): string | null {
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:') return 'must use https';
+  if (url.protocol !== 'https:' && !(options.allowLoopbackHttp === true && isLoopbackHttp(clientId))) return 'must use https';
   if (url.username !== '' || url.password !== '') return 'must not contain a username or password';
   if (clientId.includes('#')) return 'must not contain a fragment';
-  const rawPath = clientId.replace(/^https:\/\/[^/?]*/i, '').replace(/\?.*$/, '');
+  const rawPath = clientId.replace(/^https?:\/\/[^/?]*/i, '').replace(/\?.*$/, '');
   if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return 'must not contain . or .. path segments';
   if (url.pathname === '/') return 'must have a path, as in https://app.example/client.json';
   // One spelling per client: the document's client_id is compared as a plain
@@ -39,8 +57,8 @@ export function clientIdUrlProblem(clientId: string): string | null {
 }
 
 /** The client_id as a URL to fetch, or invalid_client saying what is wrong with it. */
-export function validateClientIdUrl(clientId: string): URL {
-  const problem = clientIdUrlProblem(clientId);
+export function validateClientIdUrl(clientId: string, options: ClientIdUrlOptions = {}): URL {
+  const problem = clientIdUrlProblem(clientId, options);
   if (problem !== null) throw new OAuthError('invalid_client', `A client_id URL ${problem}`);
   return new URL(clientId);
 }
@@ -50,8 +68,8 @@ export function validateClientIdUrl(clientId: string): URL {
  * here: a document cannot carry a shared secret ("Client Metadata Document"), and
  * private_key_jwt, which "Client Authentication" offers instead, is not supported.
  */
-export function validateMetadataDocument(url: string, json: unknown): ClientMetadata {
-  const clientIdUrl = validateClientIdUrl(url);
+export function validateMetadataDocument(url: string, json: unknown, options: ClientIdUrlOptions = {}): ClientMetadata {
+  const clientIdUrl = validateClientIdUrl(url, options);
   const fields = asMetadataObject(json);
   if (fields.client_id !== url) {
     throw invalidMetadata('client_id in the metadata document must equal the URL it is served from, character for character');

@@ -13,9 +13,16 @@ export const oauthPaths = {
   introspection: '/oauth2/introspect',
   tokenInfo: '/oauth2/token/info',
   metadata: '/.well-known/oauth-authorization-server',
+  registration: '/oauth2/register',
 } as const;
 
-export function authorizationServerMetadata(issuer: string, registry: GrantRegistry, extra: { serviceDocumentation?: string } = {}) {
+export interface MetadataOptions {
+  serviceDocumentation?: string;
+  /** Whether POST /oauth2/register is served (RFC 7591); not advertised when off. */
+  registration?: boolean;
+}
+
+export function authorizationServerMetadata(issuer: string, registry: GrantRegistry, extra: MetadataOptions = {}) {
   const secretMethods = clientAuthenticationMethods.filter((method) => method !== 'none');
   return {
     issuer,
@@ -23,6 +30,7 @@ export function authorizationServerMetadata(issuer: string, registry: GrantRegis
     token_endpoint: issuer + oauthPaths.token,
     revocation_endpoint: issuer + oauthPaths.revocation,
     introspection_endpoint: issuer + oauthPaths.introspection,
+    ...(extra.registration === true ? { registration_endpoint: issuer + oauthPaths.registration } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...registry.keys()],
@@ -32,6 +40,8 @@ export function authorizationServerMetadata(issuer: string, registry: GrantRegis
     code_challenge_methods_supported: [...supportedChallengeMethods],
     scopes_supported: [...supportedScopes],
     authorization_response_iss_parameter_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document: a client_id may be the URL of the client's metadata.
+    client_id_metadata_document_supported: true,
     ...(extra.serviceDocumentation === undefined ? {} : { service_documentation: extra.serviceDocumentation }),
   };
 }

@@ -13,9 +13,18 @@ export interface UserCredentials extends User {
   passwordHash: string;
 }
 
+/**
+ * How a client came to be known: a person registered it on the API settings page
+ * or the CLI; it registered itself (RFC 7591); or its client_id is the URL of its
+ * client ID metadata document. Only a person's application has an owner.
+ */
+export type ClientRegistration = 'person' | 'dynamic' | 'metadata_document';
+
 export interface Application {
   id: number;
-  ownerId: number;
+  /** Null for a client no person registered. */
+  ownerId: number | null;
+  registration: ClientRegistration;
   name: string;
   clientId: string;
   secretHash: string;
@@ -27,7 +36,13 @@ export interface Application {
   updatedAt: number;
 }
 
-export type NewApplication = Omit<Application, 'id' | 'createdAt' | 'updatedAt'>;
+/** An application a person registered, and so owns. */
+export type OwnedApplication = Application & { ownerId: number; registration: 'person' };
+
+export type NewApplication = Omit<Application, 'id' | 'createdAt' | 'updatedAt' | 'ownerId' | 'registration'> & { ownerId: number };
+
+/** A client that registers itself (RFC 7591 §3) or is read from its metadata document: no owner. */
+export type NewSelfRegisteredClient = Omit<NewApplication, 'ownerId'>;
 
 export type ApplicationChanges = Partial<
   Pick<Application, 'name' | 'redirectUris' | 'confidential' | 'pkceRequired'>
@@ -50,7 +65,9 @@ export interface ConnectedApplication {
   applicationId: number;
   applicationName: string;
   clientId: string;
-  ownerName: string;
+  /** Null for a client no person registered. */
+  ownerName: string | null;
+  registration: ClientRegistration;
   scope: string[];
   grantedAt: number;
   lastUsedAt: number | null;
@@ -134,6 +151,7 @@ export type AuditEventType =
   | 'refresh_token.reused'
   | 'refresh_token.raced'
   | 'application.created'
+  | 'application.registered'
   | 'application.updated'
   | 'application.secret_rotated'
   | 'application.deleted'

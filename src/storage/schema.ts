@@ -17,7 +17,8 @@ export interface UsersTable {
 
 export interface ApplicationsTable {
   id: Generated<number>;
-  owner_id: number;
+  /** Null for a client no person registered. */
+  owner_id: number | null;
   name: string;
   client_id: string;
   secret_hash: string;
@@ -29,6 +30,8 @@ export interface ApplicationsTable {
   scopes: string;
   created_at: Millis;
   updated_at: Millis;
+  /** ClientRegistration; added by migration 0016. */
+  registration: Generated<string>;
 }
 
 export interface GrantsTable {

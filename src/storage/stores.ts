@@ -2,7 +2,7 @@
 // needs, and any atomicity the flow relies on lives inside the method.
 import type {
   AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
-  ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
+  ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication, Portfolio,
   PortfolioFields, RefreshToken, Session, User, UserCredentials,
 } from './records.ts';
 import type { Pause } from '../platform/pacer.ts';
@@ -25,9 +25,17 @@ export interface UserStore {
 export interface ApplicationStore {
   /** With `reveal`, the new secret is held for its one showing in the same transaction (SecretRevealStore). */
   createApplication(
-    input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
-  ): Promise<Application>;
+    input: NewApplication, now: number, event: (application: OwnedApplication) => NewAuditEvent, reveal?: (application: OwnedApplication) => SecretReveal,
+  ): Promise<OwnedApplication>;
   findApplicationByClientId(clientId: string): Promise<Application | undefined>;
+  /** A client registering itself (RFC 7591): an application with no owner. */
+  registerClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application>;
+  /**
+   * The row of the client whose client_id is the URL of its metadata document, made
+   * on first use and brought up to `input` (its current document) after; `event`
+   * is recorded only when the row is made. The secret hash is kept from the first.
+   */
+  upsertMetadataDocumentClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application>;
   findApplicationById(id: number): Promise<Application | undefined>;
   listApplicationsOwnedBy(ownerId: number): Promise<Application[]>;
   /** Returns undefined, and records nothing, when no application with that id belongs to ownerId. */

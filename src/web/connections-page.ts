@@ -1,5 +1,6 @@
 // Connected applications (DESIGN §1): who holds access to my account, and a way to end it.
 import type { ConnectedApplication } from '../storage/records.ts';
+import { clientOrigin } from './client-origin.ts';
 import { timeElement } from './format.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
@@ -18,7 +19,7 @@ export function renderConnectionsPage(model: { user: PageUser; connections: Conn
         <thead><tr><th scope="col">Application</th><th scope="col">Can</th><th scope="col" class="optional">Granted</th><th scope="col" class="optional">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
         <tbody>${model.connections.map((connection) => html`
           <tr>
-            <td><strong class="app-name">${connection.applicationName}</strong><br><span class="muted">by ${connection.ownerName}</span></td>
+            <td><strong class="app-name">${connection.applicationName}</strong><br><span class="muted">${clientOrigin(connection.registration, connection.clientId, connection.ownerName)}</span></td>
             <td>${connection.scope.map((scope) => html`${describeScope(scope)}<br>`)}</td>
             <td class="optional">${timeElement(connection.grantedAt)}</td>
             <td class="optional">${connection.lastUsedAt === null ? 'Not yet' : timeElement(connection.lastUsedAt)}</td>

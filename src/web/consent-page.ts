@@ -1,12 +1,19 @@
+import type { ClientRegistration } from '../storage/records.ts';
+import { clientIdHost, clientOrigin } from './client-origin.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { describeScope } from './scope-descriptions.ts';
 
 export interface ConsentPageModel {
   applicationName: string;
-  ownerName: string;
+  clientId: string;
+  registration: ClientRegistration;
+  /** Null for a client no person registered. */
+  ownerName: string | null;
   /** Host the browser returns to, or null for the out-of-band page. */
   redirectHost: string | null;
+  /** Every registered redirect URI goes to this machine (loopback): the client may be any program on it. */
+  loopbackOnly: boolean;
   scopes: string[];
   /** What its tokens will reach: the resource asked for (RFC 8707), or the portfolio API. */
   reach: string;
@@ -21,7 +28,8 @@ export function renderConsentPage(model: ConsentPageModel): string {
   return layout({ title: `Connect ${model.applicationName}`, signedInAs: { ...model.user, csrfToken: model.csrfToken } }, html`
     <section class="card narrow">
       <h1>Connect <span class="app-name">${model.applicationName}</span>?</h1>
-      <p class="muted">Made by ${model.ownerName}. Signed in as ${model.user.email}.</p>
+      <p class="muted">${clientOrigin(model.registration, model.clientId, model.ownerName)}. Signed in as ${model.user.email}.</p>
+      ${warnings(model).map((warning) => html`<p class="warning" role="note">${warning}</p>`)}
       <h2>It will be able to</h2>
       <ul class="scopes">${model.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}</ul>
       <p class="reach">It will reach ${model.reach}.</p>
@@ -36,4 +44,19 @@ export function renderConsentPage(model: ConsentPageModel): string {
         <button type="submit" name="decision" value="deny">Deny</button>
       </form>
     </section>`);
+}
+
+/** What a person should weigh before trusting a client no one on Folio vouches for. */
+function warnings(model: ConsentPageModel): string[] {
+  const found: string[] = [];
+  if (model.registration === 'dynamic') {
+    found.push('This application registered itself with Folio: its name is its own claim, and no developer on Folio answers for it. Allow access only if you started this connection.');
+  }
+  if (model.registration === 'metadata_document') {
+    found.push(`This application is described by ${clientIdHost(model.clientId)}, not registered on Folio. Allow access only if you trust that site.`);
+  }
+  if (model.loopbackOnly) {
+    found.push('It returns only to this computer (localhost): any program running on it could be the one asking.');
+  }
+  return found;
 }

@@ -35,6 +35,7 @@ main a { color: var(--accent); }
 .card > h2:first-child { margin-top: 0; }
 main a:visited { color: #5a3d9a; }
 .error { color: var(--danger); background: #fdf0ef; border: 1px solid #f4c7c3; padding: .6rem .8rem; border-radius: 6px; }
+.warning { background: #fff6e5; border: 1px solid #f0c36d; padding: .6rem .8rem; border-radius: 6px; }
 .notice { color: var(--ok); background: #eef8f1; border: 1px solid #bfe3cb; padding: .6rem .8rem; border-radius: 6px; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; word-break: break-all; user-select: all; background: #fff8e6; border: 1px solid #f0d48a; padding: .6rem .8rem; border-radius: 6px; }
 ul.scopes { padding-left: 1.25rem; }

@@ -100,7 +100,7 @@ describe('folio serve', () => {
     const storage = createStorage(database);
     try {
       const now = Date.now();
-      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
+      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).where('owner_id', 'is not', null).executeTakeFirstOrThrow() as { id: number; owner_id: number };
       const { id: grantId } = await storage.grants.findOrCreateActiveGrant(userId, applicationId, ['read'], now);
       const dead = 'dead'.padEnd(64, '0');
       const live = 'live'.padEnd(64, '0');
@@ -127,7 +127,7 @@ describe('folio serve', () => {
     const database = openSqlite(server.databaseFile);
     const { db } = database;
     try {
-      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).executeTakeFirstOrThrow();
+      const { id: applicationId, owner_id: userId } = await db.selectFrom('applications').select(['id', 'owner_id']).where('owner_id', 'is not', null).executeTakeFirstOrThrow() as { id: number; owner_id: number };
       const { id: grantId } = await createStorage(database).grants.findOrCreateActiveGrant(userId, applicationId, ['read'], Date.now());
       const expired = Date.now() - 2 * 3_600_000;
       // Far more than a paced purge deletes in the few seconds this test waits.

@@ -53,7 +53,8 @@ function deleteApplicationDuring<S extends object>(t: TestApp, client: TestClien
   const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const write = methods[method]!.bind(store);
   methods[method] = async (...args) => {
-    const { id, ownerId } = client.application;
+    const { id } = client.application;
+    const ownerId = client.application.ownerId!;
     await t.storage.applications.deleteApplication(id, ownerId, { type: 'application.deleted', userId: ownerId, applicationId: id, ip: null, detail: {}, createdAt: Date.now() });
     return write(...args);
   };

@@ -54,7 +54,7 @@ describe('connected applications page', () => {
     const page = await getPage(t, jar, '/settings/connections');
     assert.equal(page.statusCode, 200);
     assert.equal(page.headers['cache-control'], 'no-store');
-    assert.match(page.body, /Dividend Tracker<\/strong><br><span class="muted">by Grace Developer<\/span>/);
+    assert.match(page.body, /Dividend Tracker<\/strong><br><span class="muted">Made by Grace Developer<\/span>/);
     assert.match(page.body, /Read your portfolios and their settings/);
     assert.match(page.body, /<time datetime="2026-01-15T09:00:00.000Z">2026-01-15 09:00 UTC<\/time>/);
     assert.match(page.body, /2026-01-15 09:05 UTC/);

@@ -47,7 +47,7 @@ describe('OpenAPI document', () => {
 
   it('documents every protocol and API endpoint', () => {
     const expected = {
-      '/oauth2/token': 'post', '/oauth2/revoke': 'post', '/oauth2/introspect': 'post', '/oauth2/token/info': 'get',
+      '/oauth2/token': 'post', '/oauth2/revoke': 'post', '/oauth2/introspect': 'post', '/oauth2/token/info': 'get', '/oauth2/register': 'post',
       '/api/v2/portfolios': 'get', '/api/v2/portfolios.json': 'get', '/api/v2/portfolios/{id}': 'get',
       '/api/v2/my_user': 'get', '/api/v2/my_user.json': 'get',
     };

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type {
-  AccessToken, Application, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
+  AccessToken, OwnedApplication, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
 } from '../../src/storage/records.ts';
 import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
 
@@ -30,7 +30,7 @@ export function revokeGrant(storage: Storage, grantId: number, now: number): Pro
   return storage.grants.disconnectApplication(grantId, now, auditEvent('grant.revoked', now));
 }
 
-export function createApplication(storage: Storage, owner: User, name = 'Budget App'): Promise<Application> {
+export function createApplication(storage: Storage, owner: User, name = 'Budget App'): Promise<OwnedApplication> {
   return storage.applications.createApplication({
     ownerId: owner.id,
     name,
@@ -44,12 +44,12 @@ export function createApplication(storage: Storage, owner: User, name = 'Budget 
 }
 
 /** Its owner deletes the application, as the settings page does. */
-export async function deleteApplication(storage: Storage, application: Application): Promise<void> {
+export async function deleteApplication(storage: Storage, application: OwnedApplication): Promise<void> {
   assert.equal(await storage.applications.deleteApplication(application.id, application.ownerId, auditEvent('application.deleted')), true);
 }
 
 /** A user who has authorized an application owned by someone else. */
-export async function createGrant(storage: Storage): Promise<{ user: User; application: Application; grant: Grant }> {
+export async function createGrant(storage: Storage): Promise<{ user: User; application: OwnedApplication; grant: Grant }> {
   const developer = await createUser(storage, undefined, 'Developer');
   const application = await createApplication(storage, developer);
   const user = await createUser(storage);

@@ -152,7 +152,7 @@ describeStorageContract('grants', (target) => {
       applicationId: application.id,
       applicationName: 'Budget App',
       clientId: application.clientId,
-      ownerName: 'Developer',
+      ownerName: 'Developer', registration: 'person',
       scope: ['read'],
       grantedAt: T0,
       lastUsedAt: T0 + 5 * MINUTE,

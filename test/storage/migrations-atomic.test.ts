@@ -36,7 +36,7 @@ function describeOn(kind: StorageKind, openDatabase: () => Promise<OpenDatabase>
         await migrateToLatest(db, kind);
         assert.equal(await indexExists(db, kind, 'refresh_tokens_rotated_at'), false);
         assert.equal(await indexExists(db, kind, 'authorization_codes_consumed_at'), false);
-        assert.deepEqual(await migrationsRecorded(db), [...recordedBefore, '0011-spent-credentials-unindexed', '0012-room-for-spending', '0013-changes-announced-by-stores', '0014-trusted-devices-and-native-codes', '0015-token-resource']);
+        assert.deepEqual(await migrationsRecorded(db), [...recordedBefore, '0011-spent-credentials-unindexed', '0012-room-for-spending', '0013-changes-announced-by-stores', '0014-trusted-devices-and-native-codes', '0015-token-resource', '0016-self-registered-clients']);
       } finally {
         await db.destroy();
       }

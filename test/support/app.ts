@@ -38,6 +38,8 @@ export interface TestAppOptions {
   rateLimitKeyPrefix?: string;
   /** The app's password cost: TEST_PASSWORD_COST unless given. */
   passwordCost?: PasswordCost;
+  /** How long a client ID metadata document may take to arrive. */
+  clientDocumentTimeoutMs?: number;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -46,7 +48,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const config = loadConfig({ FOLIO_LOG_LEVEL: 'silent', FOLIO_BASE_URL: 'http://folio.test', ...env });
   const app = await buildApp({
     config, storage, clock, random: cryptoRandom, logger: createLogger(config), rateLimitKeyPrefix: options.rateLimitKeyPrefix,
-    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
+    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST, clientDocumentTimeoutMs: options.clientDocumentTimeoutMs,
   });
   const closeStorage = options.storage === undefined;
   return { app, storage, clock, baseUrl: config.baseUrl, close: async () => { await app.close(); if (closeStorage) await storage.close(); } };

@@ -38,6 +38,9 @@ describe('loadConfig', () => {
       purgeIntervalMs: 300_000,
       databasePoolSize: 10,
       metricsToken: null,
+      registration: 'open',
+      registrationToken: null,
+      clientDocumentsFromPrivateNetworks: false,
     });
   });
 
@@ -172,5 +175,28 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: 'TRUE', FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.test' }).allowSignup, true);
     assert.equal(loadConfig({ FOLIO_ALLOW_SIGNUP: '1' }).allowSignup, true);
     rejects({ FOLIO_ALLOW_SIGNUP: 'yes' }, 'FOLIO_ALLOW_SIGNUP', /true, false, 1 or 0/);
+  });
+});
+
+describe('registration (RFC 7591) configuration', () => {
+  test('is open outside production, and in production guarded by a token when one is set, else off', () => {
+    assert.equal(loadConfig({}).registration, 'open');
+    const production = { FOLIO_ENV: 'production', FOLIO_BASE_URL: 'https://f.test' };
+    assert.equal(loadConfig(production).registration, 'off');
+    const token = 'r'.repeat(32);
+    const guarded = loadConfig({ ...production, FOLIO_REGISTRATION_TOKEN: token });
+    assert.deepEqual([guarded.registration, guarded.registrationToken], ['token', token]);
+    assert.equal(loadConfig({ FOLIO_REGISTRATION: 'off', FOLIO_REGISTRATION_TOKEN: token }).registrationToken, null);
+  });
+
+  test('token mode without a token, a short token or an unknown mode stops start-up naming the variable', () => {
+    rejects({ FOLIO_REGISTRATION: 'token' }, 'FOLIO_REGISTRATION_TOKEN', /set when FOLIO_REGISTRATION is token/);
+    rejects({ FOLIO_REGISTRATION: 'token', FOLIO_REGISTRATION_TOKEN: 'short' }, 'FOLIO_REGISTRATION_TOKEN', /24 to 512 printable/);
+    rejects({ FOLIO_REGISTRATION: 'closed' }, 'FOLIO_REGISTRATION', /one of open, token, off/);
+  });
+
+  test('client documents come from public addresses only unless FOLIO_CLIENT_DOCUMENTS_PRIVATE_NETWORKS says otherwise', () => {
+    assert.equal(loadConfig({}).clientDocumentsFromPrivateNetworks, false);
+    assert.equal(loadConfig({ FOLIO_CLIENT_DOCUMENTS_PRIVATE_NETWORKS: 'true' }).clientDocumentsFromPrivateNetworks, true);
   });
 });

@@ -35,7 +35,7 @@ function application(overrides: Partial<Application> = {}): { application: Appli
   return {
     secret,
     application: {
-      id, ownerId: 1, name: 'App', clientId: `client-${id}`, secretHash: hashCredential(secret),
+      id, ownerId: 1, registration: 'person', name: 'App', clientId: `client-${id}`, secretHash: hashCredential(secret),
       redirectUris: ['https://client.example/cb'], confidential: true, pkceRequired: false, scopes: ['read'],
       createdAt: 0, updatedAt: 0, ...overrides,
     },

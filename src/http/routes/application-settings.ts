@@ -8,7 +8,7 @@ import { revealTo, takeSecretToReveal } from '../../accounts/secret-reveals.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RandomSource } from '../../platform/random.ts';
-import type { Application } from '../../storage/records.ts';
+import type { Application, OwnedApplication } from '../../storage/records.ts';
 import type { Storage } from '../../storage/stores.ts';
 import {
   type ApplicationField, type ApplicationFormValues, NEW_APPLICATION_VALUES, renderApplicationForm,
@@ -88,7 +88,7 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 export function registerApplicationSettings(app: FastifyInstance, deps: ApplicationSettingsDeps): void {
   const options = { config: { html: true }, onRequest: requireSignedIn(deps.sessions) };
 
-  async function ownedApplication(request: FastifyRequest): Promise<Application> {
+  async function ownedApplication(request: FastifyRequest): Promise<OwnedApplication> {
     const { id } = request.params as { id: string };
     try {
       const applicationId = recordIdFrom(id);

@@ -11,6 +11,7 @@ import { oauthPaths } from '../../oauth/metadata.ts';
 import { OOB_REDIRECT_URI } from '../../oauth/redirect-uris.ts';
 import { type ProtectedResources, resourceAt } from '../../oauth/resources.ts';
 import type { ApplicationStore, Storage, UserStore } from '../../storage/stores.ts';
+import { isLoopbackHost } from '../../platform/loopback.ts';
 import { renderConsentPage } from '../../web/consent-page.ts';
 import { renderErrorPage } from '../../web/error-page.ts';
 import { renderNativeCodePage } from '../../web/native-code-page.ts';
@@ -127,11 +128,15 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
 
   async function renderConsent(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest) {
     const signedIn = (await deps.sessions.current(request))!;
-    const owner = await deps.users.findUserById(authorization.application.ownerId);
+    const { application } = authorization;
+    const owner = application.ownerId === null ? undefined : await deps.users.findUserById(application.ownerId);
     const page = renderConsentPage({
-      applicationName: authorization.application.name,
-      ownerName: owner?.name ?? 'an unknown developer',
+      applicationName: application.name,
+      clientId: application.clientId,
+      registration: application.registration,
+      ownerName: owner?.name ?? null,
       redirectHost: authorization.redirectUri === OOB_REDIRECT_URI ? null : redirectDestination(authorization.redirectUri),
+      loopbackOnly: application.redirectUris.every(isLoopbackRedirect),
       scopes: authorization.scope,
       reach: resourceAt(deps.resources, authorization.resource).reach,
       params: authorization.params,
@@ -143,6 +148,12 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
 
   refuseOtherMethods(app, oauthPaths.authorization, ['GET', 'POST'], html);
   refuseOtherMethods(app, oauthPaths.nativeCode, ['GET'], html);
+}
+
+function isLoopbackRedirect(redirectUri: string): boolean {
+  // Registered redirect URIs are absolute URLs (platform/redirect-uris.ts), or the out-of-band URN.
+  const url = new URL(redirectUri);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
 }
 
 /** What the consent page names as the destination: the host, or for a native app's private-use scheme (RFC 8252 §7.1), the scheme. */

@@ -16,8 +16,9 @@ function servePublicDocument(app: FastifyInstance, path: string, document: objec
   refuseOtherMethods(app, path, ['GET']);
 }
 
-export function registerMetadata(app: FastifyInstance, deps: { issuer: string; registry: GrantRegistry }): void {
-  servePublicDocument(app, oauthPaths.metadata, authorizationServerMetadata(deps.issuer, deps.registry));
+export function registerMetadata(app: FastifyInstance, deps: { issuer: string; registry: GrantRegistry; registration: boolean }): void {
+  const document = authorizationServerMetadata(deps.issuer, deps.registry, { registration: deps.registration });
+  servePublicDocument(app, oauthPaths.metadata, document);
 }
 
 export function registerProtectedResourceMetadata(app: FastifyInstance, deps: { issuer: string; resources: ProtectedResources }): void {

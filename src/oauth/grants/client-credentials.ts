@@ -72,6 +72,10 @@ export function createClientCredentialsGrant(deps: ClientCredentialsGrantDeps): 
     confidentialOnly: true,
     async handle({ client, params, ip, resource }: TokenRequest) {
       const application = client.application;
+      // It acts for the account that owns the application; a self-registered client has none.
+      if (application.ownerId === null) {
+        throw new OAuthError('unauthorized_client', 'client_credentials is only for applications registered on the API settings page');
+      }
       const scope = resolveRequestedScope(params.scope, application.scopes);
       const now = deps.clock.now();
       const minted = await issueForLiveGrant(application.ownerId, application.id, scope, resource, now, ip);

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
+import type { Application, ApplicationChanges, ClientRegistration, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication } from '../records.ts';
 import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
 import type { ApplicationStore, SecretReveal } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
@@ -13,6 +13,7 @@ function toApplication(row: ApplicationRow): Application {
   return {
     id: row.id,
     ownerId: row.owner_id,
+    registration: row.registration as ClientRegistration,
     name: row.name,
     clientId: row.client_id,
     secretHash: row.secret_hash,
@@ -36,8 +37,24 @@ function changesToColumns(changes: ApplicationChanges): Updateable<ApplicationsT
 
 const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
   'id', 'owner_id', 'name', 'client_id', 'secret_hash', 'redirect_uris', 'confidential', 'pkce_required', 'scopes',
-  'created_at', 'updated_at',
+  'created_at', 'updated_at', 'registration',
 ]);
+
+function newRow(input: NewSelfRegisteredClient, ownerId: number | null, registration: ClientRegistration, now: number) {
+  return {
+    owner_id: ownerId,
+    registration,
+    name: input.name,
+    client_id: input.clientId,
+    secret_hash: input.secretHash,
+    redirect_uris: JSON.stringify(input.redirectUris),
+    confidential: flagToColumn(input.confidential),
+    pkce_required: flagToColumn(input.pkceRequired),
+    scopes: scopeToColumn(input.scopes),
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 export class KyselyApplicationStore implements ApplicationStore {
   constructor(private readonly database: OpenDatabase) {}
@@ -47,25 +64,53 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   createApplication(
-    input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
-  ): Promise<Application> {
+    input: NewApplication, now: number, event: (application: OwnedApplication) => NewAuditEvent, reveal?: (application: OwnedApplication) => SecretReveal,
+  ): Promise<OwnedApplication> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('applications').values({
-        owner_id: input.ownerId,
-        name: input.name,
-        client_id: input.clientId,
-        secret_hash: input.secretHash,
-        redirect_uris: JSON.stringify(input.redirectUris),
-        confidential: flagToColumn(input.confidential),
-        pkce_required: flagToColumn(input.pkceRequired),
-        scopes: scopeToColumn(input.scopes),
-        created_at: now,
-        updated_at: now,
-      }).returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
-      const application = toApplication(row);
+      const row = await trx.insertInto('applications').values(newRow(input, input.ownerId, 'person', now))
+        .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
+      const application = toApplication(row) as OwnedApplication;
       await writeAuditEvent(trx, event(application));
       if (reveal !== undefined) await holdSecretReveal(trx, reveal(application), now);
       return application;
+    });
+  }
+
+  registerClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('applications').values(newRow(input, null, 'dynamic', now))
+        .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
+      const application = toApplication(row);
+      await writeAuditEvent(trx, event(application));
+      return application;
+    });
+  }
+
+  upsertMetadataDocumentClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
+    return changing(this.database, ['applications'], async (trx) => {
+      // Two instances may meet a new client at once: one inserts, the other updates.
+      const inserted = await trx.insertInto('applications').values(newRow(input, null, 'metadata_document', now))
+        .onConflict((conflict) => conflict.column('client_id').doNothing())
+        .returning(APPLICATION_COLUMNS).executeTakeFirst();
+      if (inserted !== undefined) {
+        const application = toApplication(inserted);
+        await writeAuditEvent(trx, event(application));
+        return application;
+      }
+      // Only a metadata document's row: a client_id of any other kind is never an https URL.
+      const updated = await trx.updateTable('applications')
+        .set({
+          name: input.name,
+          redirect_uris: JSON.stringify(input.redirectUris),
+          confidential: flagToColumn(input.confidential),
+          pkce_required: flagToColumn(input.pkceRequired),
+          scopes: scopeToColumn(input.scopes),
+          updated_at: now,
+        })
+        .where('client_id', '=', input.clientId)
+        .where('registration', '=', 'metadata_document')
+        .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
+      return toApplication(updated);
     });
   }
 

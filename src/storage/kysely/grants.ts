@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import { unlessApplicationGone } from '../errors.ts';
-import type { ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
+import type { ClientRegistration, ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
@@ -97,13 +97,14 @@ export class KyselyGrantStore implements GrantStore {
   async listConnectedApplications(userId: number): Promise<ConnectedApplication[]> {
     const rows = await this.db.selectFrom('grants')
       .innerJoin('applications', 'applications.id', 'grants.application_id')
-      .innerJoin('users as owners', 'owners.id', 'applications.owner_id')
+      .leftJoin('users as owners', 'owners.id', 'applications.owner_id')
       .select([
         'grants.id as grantId',
         'grants.application_id as applicationId',
         'applications.name as applicationName',
         'applications.client_id as clientId',
         'owners.name as ownerName',
+        'applications.registration as registration',
         'grants.scope as scope',
         'grants.created_at as grantedAt',
         'grants.last_used_at as lastUsedAt',
@@ -113,7 +114,7 @@ export class KyselyGrantStore implements GrantStore {
       .orderBy('grants.created_at')
       .orderBy('grants.id')
       .execute();
-    return rows.map((row) => ({ ...row, scope: scopeFromColumn(row.scope) }));
+    return rows.map((row) => ({ ...row, registration: row.registration as ClientRegistration, scope: scopeFromColumn(row.scope) }));
   }
 }
 

@@ -1,6 +1,6 @@
 // Migrations ship in the code rather than as files found at run time, so a bundled
 // or compiled build migrates exactly what it was built with. Names sort in order.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { secretRevealsMigration } from './0002-secret-reveals.ts';
@@ -14,6 +14,7 @@ import { roomForSpendingMigration } from './0012-room-for-spending.ts';
 import { changesAnnouncedByStoresMigration } from './0013-changes-announced-by-stores.ts';
 import { trustedDevicesAndNativeCodesMigration } from './0014-trusted-devices-and-native-codes.ts';
 import { tokenResourceMigration } from './0015-token-resource.ts';
+import { selfRegisteredClientsMigration } from './0016-self-registered-clients.ts';
 import { retiredMigration } from './retired.ts';
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -36,6 +37,7 @@ class CodeMigrationProvider implements MigrationProvider {
       '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(this.kind),
       '0014-trusted-devices-and-native-codes': trustedDevicesAndNativeCodesMigration(),
       '0015-token-resource': tokenResourceMigration(),
+      '0016-self-registered-clients': selfRegisteredClientsMigration(this.kind),
     };
   }
 }
@@ -47,14 +49,31 @@ class CodeMigrationProvider implements MigrationProvider {
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function migrateToLatest(db: Kysely<any>, kind: StorageKind): Promise<void> {
-  const { error } = await migrator(db, kind).migrateToLatest();
+  const { error } = await withoutForeignKeys(db, kind, () => migrator(db, kind).migrateToLatest());
   if (error) throw error;
 }
 
 /** Up to the migration `name` and no further: for tests of a later one on the data it meets. */
 export async function migrateUpTo(db: Kysely<any>, kind: StorageKind, name: string): Promise<void> {
-  const { error } = await migrator(db, kind).migrateTo(name);
+  const { error } = await withoutForeignKeys(db, kind, () => migrator(db, kind).migrateTo(name));
   if (error) throw error;
+}
+
+/**
+ * SQLite: a migration that makes a table anew (ALTER TABLE, "other kinds of table
+ * schema changes") must not have the DROP of the old table cascade to the rows
+ * that refer to it, and foreign keys cannot be turned off inside the migration's
+ * transaction: they are off while migrations run (on the one connection), and such
+ * a migration checks them itself before it commits.
+ */
+async function withoutForeignKeys<T>(db: Kysely<any>, kind: StorageKind, work: () => Promise<T>): Promise<T> {
+  if (kind !== 'sqlite') return work();
+  await sql`pragma foreign_keys = off`.execute(db);
+  try {
+    return await work();
+  } finally {
+    await sql`pragma foreign_keys = on`.execute(db);
+  }
 }
 
 function migrator(db: Kysely<any>, kind: StorageKind): Migrator {

@@ -11,6 +11,7 @@ import { accessTokensByRefreshTokenMigration } from '../../src/storage/migration
 import { migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { forEachEmptyDatabase } from './contract.ts';
+import { grantFromBefore } from './rows-from-before.ts';
 import type { Grant, OwnedApplication } from '../../src/storage/records.ts';
 import { T0, MINUTE, accessTokenFor, auditEvent, deleteApplication, refreshTokenFor } from './fixtures.ts';
 
@@ -21,28 +22,6 @@ const ORIGIN = 'c'.repeat(64);
  * prepared statement on PostgreSQL, and one that selects * fails once a column is added.
  */
 const BEFORE_0010 = ['token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash'] as const;
-
-/** A user's grant of another's application, written through the columns of migration 0001 only. */
-async function grantFromBefore(db: Kysely<Database>) {
-  const insert = async (table: string, values: Record<string, unknown>) => {
-    const columns = sql.join(Object.keys(values).map((column) => sql.ref(column)));
-    const { rows } = await sql<{ id: number }>`insert into ${sql.table(table)} (${columns}) values (${sql.join(Object.values(values))}) returning id`.execute(db);
-    return rows[0]!.id;
-  };
-  const person = (email: string) => ({ email, name: email, password_hash: 'x', created_at: T0, updated_at: T0 });
-  const ownerId = await insert('users', person('developer@example.com'));
-  const userId = await insert('users', person('user@example.com'));
-  const applicationId = await insert('applications', {
-    owner_id: ownerId, name: 'Budget App', client_id: 'budget-app', secret_hash: 'f'.repeat(64), redirect_uris: '[]',
-    confidential: 1, pkce_required: 0, scopes: 'read', created_at: T0, updated_at: T0,
-  });
-  const grantId = await insert('grants', { user_id: userId, application_id: applicationId, scope: 'read', created_at: T0 });
-  return {
-    user: { id: userId },
-    application: { id: applicationId, ownerId } as OwnedApplication,
-    grant: { id: grantId, userId, applicationId, scope: ['read'], createdAt: T0, lastUsedAt: null, revokedAt: null } satisfies Grant,
-  };
-}
 
 /** Rows as a build before migration 0010 wrote them: no refresh_token_hash column. */
 async function tokensFromBefore(database: OpenDatabase) {

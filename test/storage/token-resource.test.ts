@@ -9,6 +9,7 @@ import { migrateToLatest, migrateUpTo } from '../../src/storage/migrations/provi
 import type { StorageKind } from '../../src/storage/schema.ts';
 import { describeStorageContract, forEachEmptyDatabase } from './contract.ts';
 import { T0, MINUTE, accessTokenFor, codeFor, createGrant, refreshTokenFor } from './fixtures.ts';
+import { grantFromBefore } from './rows-from-before.ts';
 
 const MCP = 'https://folio.example/mcp';
 const API = 'https://folio.example/api/v2';
@@ -58,7 +59,7 @@ function describeOn(kind: StorageKind, openDatabase: () => Promise<OpenDatabase>
       try {
         await migrateUpTo(database.db, kind, '0014-trusted-devices-and-native-codes');
         const storage = createStorage(database);
-        const { grant } = await createGrant(storage);
+        const { grant } = await grantFromBefore(database.db);
         const token = accessTokenFor(grant);
         const code = codeFor(grant);
         await sql`insert into access_tokens (token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)

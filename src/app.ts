@@ -8,6 +8,7 @@ import { createEveryResponse } from './http/every-response.ts';
 import { authorizationPages } from './http/groups/authorization-pages.ts';
 import { bearerApi } from './http/groups/bearer-api.ts';
 import { everyRoute } from './http/groups/every-route.ts';
+import { mcp } from './http/groups/mcp.ts';
 import { operations } from './http/groups/operations.ts';
 import { tokenEndpoints } from './http/groups/token-endpoints.ts';
 import { webPages } from './http/groups/web-pages.ts';
@@ -39,15 +40,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const sessions = createSessions({
     sessions: storage.sessions, users: storage.users, clock, random, secureCookies: baseUrl.startsWith('https:'),
   });
+  // One limiter for /api/v2 and /mcp: a tool call counts against the same application and user.
   const rateLimit = {
     limiter: createRateLimiter(config.redisUrl, { logger, keyPrefix: deps.rateLimitKeyPrefix }),
     limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.countRateLimited(),
   };
+  app.addHook('onClose', async () => rateLimit.limiter.close());
 
   await app.register(tokenEndpoints, { storage, registry, clock, issuer });
   const passwordCost = deps.passwordCost ?? PASSWORD_COST;
   await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
+  await app.register(mcp, { storage, clock, baseUrl, rateLimit });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 

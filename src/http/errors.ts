@@ -80,7 +80,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /** 405 with Allow for the methods a path does not answer (instead of a misleading 404). */
-export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[], config: { html?: boolean } = {}): void {
+export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[], config: { html?: boolean; bearer?: boolean } = {}): void {
   const all = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
   const refused = all.filter((method) => !allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET')));
   app.route({

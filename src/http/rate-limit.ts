@@ -21,7 +21,6 @@ export interface RateLimitDeps {
 
 export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): void {
   const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
-  app.addHook('onClose', async () => deps.limiter.close());
   /** Sets the RateLimit-* fields; returns the error to answer with when over the limit. */
   const answer = (key: string, result: RateLimitResult, reply: FastifyReply): OAuthError | undefined => {
     const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000));

@@ -1,0 +1,303 @@
+// The MCP endpoint at /mcp (MCP 2025-11-25 basic/transports, server/tools): the
+// Streamable HTTP transport in stateless mode, bearer tokens as on /api/v2, and
+// the three read-only tools with their text and structured results.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { LightMyRequestResponse } from 'fastify';
+import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
+import { cryptoRandom } from '../../src/platform/random.ts';
+import type { User } from '../../src/storage/records.ts';
+import {
+  type TestApp, type TestClient, assertError, bearer, createClient, createPortfolio, createTestApp, createUser, obtainTokens,
+} from '../support/app.ts';
+
+const BASE = 'http://folio.test';
+const ACCEPT = 'application/json, text/event-stream';
+
+interface JsonRpcAnswer {
+  jsonrpc: '2.0';
+  id: number | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean };
+}
+
+interface ToolCallResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+let nextId = 1;
+const rpc = (method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: nextId++, method, params });
+
+function post(t: TestApp, token: string | null, body: unknown, headers: Record<string, string> = {}) {
+  return t.app.inject({
+    method: 'POST', url: '/mcp',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', ...(token === null ? {} : bearer(token)), ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function answerOf(response: LightMyRequestResponse): JsonRpcAnswer {
+  assert.equal(response.statusCode, 200, response.body);
+  assert.match(String(response.headers['content-type']), /^application\/json/);
+  return response.json() as JsonRpcAnswer;
+}
+
+function assertBearerChallenge(response: LightMyRequestResponse, error: string | null) {
+  const header = response.headers['www-authenticate'];
+  assert.equal(typeof header, 'string', 'WWW-Authenticate is present');
+  assert.match(header as string, /^Bearer /);
+  if (error === null) assert.doesNotMatch(header as string, /error=/);
+  else assert.match(header as string, new RegExp(`error="${error}"`));
+}
+
+describe('MCP endpoint /mcp', () => {
+  let t: TestApp;
+  let user: User;
+  let client: TestClient;
+  let token: string;
+
+  const listTools = async () => (answerOf(await post(t, token, rpc('tools/list'))).result!.tools as ListedTool[]);
+  const callTool = async (name: string, args: Record<string, unknown> = {}) =>
+    answerOf(await post(t, token, rpc('tools/call', { name, arguments: args }))).result as unknown as ToolCallResult;
+
+  beforeEach(async () => {
+    t = await createTestApp({ FOLIO_RATE_LIMIT_PER_MINUTE: '20' });
+    user = await createUser(t, 'Ada Investor');
+    client = await createClient(t, user, { name: 'Claude Desktop' });
+    token = (await obtainTokens(t, client, user)).access_token;
+  });
+
+  afterEach(async () => {
+    await t.close();
+  });
+
+  describe('lifecycle', () => {
+    it('answers initialize with its tools capability and no session id (stateless)', async () => {
+      const response = await post(t, token, rpc('initialize', {
+        protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' },
+      }));
+      const { result } = answerOf(response);
+      assert.equal(result!.protocolVersion, '2025-11-25');
+      assert.deepEqual((result!.serverInfo as { name: string }).name, 'folio');
+      assert.ok((result!.capabilities as Record<string, unknown>).tools !== undefined);
+      assert.equal(response.headers['mcp-session-id'], undefined);
+    });
+
+    it('negotiates the 2025-06-18 protocol for clients of that revision', async () => {
+      const { result } = answerOf(await post(t, token, rpc('initialize', {
+        protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'older-client', version: '1.0.0' },
+      })));
+      assert.equal(result!.protocolVersion, '2025-06-18');
+    });
+
+    it('accepts a notification with 202 and no body', async () => {
+      const response = await post(t, token, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      assert.equal(response.statusCode, 202);
+      assert.equal(response.body, '');
+    });
+  });
+
+  describe('tools/list', () => {
+    it('lists three read-only tools, each with a title, description, input and output schema', async () => {
+      const tools = await listTools();
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['get_my_user', 'get_portfolio', 'list_portfolios']);
+      for (const tool of tools) {
+        assert.ok(tool.title && tool.description, `${tool.name} has a title and a description`);
+        assert.equal(tool.inputSchema.type, 'object');
+        assert.equal(tool.outputSchema?.type, 'object');
+        assert.equal(tool.annotations?.readOnlyHint, true);
+      }
+      const getPortfolio = tools.find((tool) => tool.name === 'get_portfolio')!;
+      assert.deepEqual(getPortfolio.inputSchema.required, ['id']);
+      assert.equal((getPortfolio.inputSchema.properties as Record<string, { type: string }>).id!.type, 'integer');
+    });
+
+    it('describes the same portfolio fields as the /api/v2 response schema', async () => {
+      const { portfolioListSchema } = await import('../../src/http/schemas/api.ts');
+      const apiFields = Object.keys(portfolioListSchema.response[200].properties.portfolios.items.properties).sort();
+      const listed = (await listTools()).find((tool) => tool.name === 'list_portfolios')!;
+      const portfolios = (listed.outputSchema!.properties as Record<string, { items: { properties: Record<string, unknown> } }>).portfolios!;
+      assert.deepEqual(Object.keys(portfolios.items.properties).sort(), apiFields);
+    });
+  });
+
+  describe('tools/call', () => {
+    const validator = new AjvJsonSchemaValidator();
+    async function assertMatchesOutputSchema(name: string, result: ToolCallResult) {
+      const tool = (await listTools()).find((listed) => listed.name === name)!;
+      const check = validator.getValidator(tool.outputSchema as never)(result.structuredContent);
+      assert.ok(check.valid, check.errorMessage);
+    }
+
+    it('list_portfolios: a summary, the JSON, and the same records as GET /api/v2/portfolios', async () => {
+      await createPortfolio(t, user, 'Growth Fund');
+      await createPortfolio(t, user, 'Income Fund');
+      const result = await callTool('list_portfolios');
+      assert.equal(result.isError, undefined);
+      assert.match(result.content[0]!.text, /2 portfolios:\n- Growth Fund \(id \d+, AUD, AU\)\n- Income Fund/);
+      assert.deepEqual(JSON.parse(result.content[1]!.text), result.structuredContent);
+      const api = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios', headers: bearer(token) });
+      assert.deepEqual(result.structuredContent, api.json());
+      await assertMatchesOutputSchema('list_portfolios', result);
+    });
+
+    it('list_portfolios: says so when there are none', async () => {
+      const result = await callTool('list_portfolios');
+      assert.equal(result.content[0]!.text, 'You have no portfolios.');
+      assert.deepEqual(result.structuredContent, { portfolios: [], links: { self: `${BASE}/api/v2/portfolios` } });
+    });
+
+    it('get_portfolio: the record /api/v2/portfolios/:id answers, with links', async () => {
+      const portfolio = await createPortfolio(t, user, 'Growth Fund');
+      const result = await callTool('get_portfolio', { id: portfolio.id });
+      assert.equal(result.isError, undefined);
+      assert.match(result.content[0]!.text, new RegExp(`^Portfolio Growth Fund \\(id ${portfolio.id}, AUD, AU\\)`));
+      const api = await t.app.inject({ method: 'GET', url: `/api/v2/portfolios/${portfolio.id}`, headers: bearer(token) });
+      assert.deepEqual(result.structuredContent, api.json());
+      assert.equal((result.structuredContent!.portfolio as { links: { self: string } }).links.self, `${BASE}/api/v2/portfolios/${portfolio.id}`);
+      await assertMatchesOutputSchema('get_portfolio', result);
+    });
+
+    it("get_portfolio: another user's portfolio is a tool error saying it was not found", async () => {
+      const other = await createUser(t, 'Someone Else');
+      const theirs = await createPortfolio(t, other, 'Private Fund');
+      const result = await callTool('get_portfolio', { id: theirs.id });
+      assert.deepEqual(result, { content: [{ type: 'text', text: `Portfolio ${theirs.id} was not found` }], isError: true });
+    });
+
+    it('get_portfolio: an id that cannot name a record is a tool error, not a protocol failure', async () => {
+      for (const id of [0, -1, 1.5, 2 ** 40, '7']) {
+        const result = await callTool('get_portfolio', { id });
+        assert.equal(result.isError, true, `id ${id}`);
+      }
+      const missing = await callTool('get_portfolio', { id: 2_147_483_647 });
+      assert.equal(missing.content[0]!.text, 'Portfolio 2147483647 was not found');
+    });
+
+    it('get_my_user: the token user, as GET /api/v2/my_user answers', async () => {
+      const result = await callTool('get_my_user');
+      assert.match(result.content[0]!.text, /^You are signed in to Folio as Ada Investor </);
+      const api = await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) });
+      assert.deepEqual(result.structuredContent, api.json());
+      await assertMatchesOutputSchema('get_my_user', result);
+    });
+
+    it('an unknown tool is an error, not a crash', async () => {
+      const response = await post(t, token, rpc('tools/call', { name: 'delete_everything', arguments: {} }));
+      const answer = answerOf(response);
+      const failed = answer.error !== undefined || (answer.result as unknown as ToolCallResult).isError === true;
+      assert.ok(failed, response.body);
+    });
+  });
+
+  describe('authentication and limits, as on /api/v2', () => {
+    it('refuses a request without a token: 401 with a Bearer challenge and no error code', async () => {
+      const response = await post(t, null, rpc('tools/list'));
+      assertError(response, 401, 'invalid_token');
+      assertBearerChallenge(response, null);
+    });
+
+    it('refuses an unknown token: 401 invalid_token', async () => {
+      const response = await post(t, `${token.slice(0, -4)}AAAA`, rpc('tools/list'));
+      assertError(response, 401, 'invalid_token');
+      assertBearerChallenge(response, 'invalid_token');
+    });
+
+    it('refuses a token in the query string', async () => {
+      const response = await t.app.inject({
+        method: 'POST', url: `/mcp?access_token=${token}`, headers: { accept: ACCEPT, 'content-type': 'application/json' }, payload: JSON.stringify(rpc('tools/list')),
+      });
+      assertError(response, 400, 'invalid_request');
+    });
+
+    it('refuses a token without the read scope: 403 insufficient_scope', async () => {
+      const stored = (await t.storage.tokens.findAccessToken(hashCredential(token)))!;
+      const scopeless = generateCredential('accessToken', cryptoRandom);
+      await t.storage.tokens.saveTokens({ access: { ...stored, tokenHash: hashCredential(scopeless), scope: [] } });
+      const response = await post(t, scopeless, rpc('tools/list'));
+      assertError(response, 403, 'insufficient_scope');
+      assertBearerChallenge(response, 'insufficient_scope');
+    });
+
+    it('counts tool calls against the same per-application-and-user limit as /api/v2: 429 with Retry-After', async () => {
+      for (let i = 0; i < 10; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) })).statusCode, 200);
+      for (let i = 0; i < 10; i++) assert.equal((await post(t, token, rpc('tools/list'))).statusCode, 200);
+      const refused = await post(t, token, rpc('tools/list'));
+      assertError(refused, 429, 'rate_limited');
+      assert.ok(Number(refused.headers['retry-after']) > 0);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) })).statusCode, 429);
+      t.clock.advance(60_000);
+      assert.equal((await post(t, token, rpc('tools/list'))).statusCode, 200);
+    });
+  });
+
+  describe('transport', () => {
+    it('answers malformed JSON with 400 and a JSON-RPC parse error', async () => {
+      for (const body of ['{"jsonrpc": "2.0", "id": 1, "method":', '', '\xff\xfe']) {
+        const response = await post(t, token, body);
+        assert.equal(response.statusCode, 400, response.body);
+        const answer = response.json() as JsonRpcAnswer;
+        assert.equal(answer.error!.code, -32700);
+        assert.equal(answer.id, null);
+      }
+    });
+
+    it('answers JSON that is not a JSON-RPC message with 400', async () => {
+      const response = await post(t, token, { hello: 'world' });
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal((response.json() as JsonRpcAnswer).jsonrpc, '2.0');
+    });
+
+    it('refuses a body over the size limit with 413', async () => {
+      const response = await post(t, token, rpc('tools/list', { padding: 'x'.repeat(100_000) }));
+      assertError(response, 413, 'payload_too_large');
+    });
+
+    it('refuses a body that is not JSON with 415', async () => {
+      const response = await post(t, token, 'method=tools/list', { 'content-type': 'application/x-www-form-urlencoded' });
+      assert.equal(response.statusCode, 415, response.body);
+      assert.equal((response.json() as JsonRpcAnswer).jsonrpc, '2.0');
+    });
+
+    it('refuses a client that does not accept both JSON and an event stream with 406', async () => {
+      const response = await post(t, token, rpc('tools/list'), { accept: 'application/json' });
+      assert.equal(response.statusCode, 406, response.body);
+    });
+
+    it('refuses an Origin other than its own with 403 before looking at the token', async () => {
+      for (const origin of ['https://evil.example', 'null', 'http://folio.test:8080']) {
+        const response = await post(t, null, rpc('tools/list'), { origin });
+        assert.equal(response.statusCode, 403, origin);
+        assert.equal((response.json() as JsonRpcAnswer).error!.code, -32000);
+      }
+      assert.equal((await post(t, token, rpc('tools/list'), { origin: BASE })).statusCode, 200);
+    });
+
+    it('answers GET and DELETE with 405 and Allow: POST (no stream, no session)', async () => {
+      for (const method of ['GET', 'DELETE'] as const) {
+        const response = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream', ...bearer(token) } });
+        assertError(response, 405, 'method_not_allowed');
+        assert.equal(response.headers.allow, 'POST');
+      }
+    });
+
+    it('carries the security headers and no-store, like every response', async () => {
+      const response = await post(t, token, rpc('tools/list'));
+      assert.equal(response.headers['cache-control'], 'no-store');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.ok(response.headers['ratelimit-remaining'] !== undefined);
+    });
+  });
+});

@@ -2,14 +2,20 @@
 // Streamable HTTP transport in stateless mode, bearer tokens as on /api/v2, and
 // the three read-only tools with their text and structured results.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { FixedClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import type { User } from '../../src/storage/records.ts';
+import { createTestStorage } from '../support/storage.ts';
 import {
-  type TestApp, type TestClient, assertError, bearer, createClient, createPortfolio, createTestApp, createUser, obtainTokens,
+  TEST_PASSWORD_COST, type TestApp, type TestClient, assertError, bearer, createClient, createPortfolio, createTestApp, createUser, obtainTokens,
 } from '../support/app.ts';
 
 const BASE = 'http://folio.test';
@@ -298,6 +304,44 @@ describe('MCP endpoint /mcp', () => {
       assert.equal(response.headers['cache-control'], 'no-store');
       assert.equal(response.headers['x-content-type-options'], 'nosniff');
       assert.ok(response.headers['ratelimit-remaining'] !== undefined);
+    });
+  });
+
+  describe('observability', () => {
+    it('counts requests under the /mcp route in the metrics', async () => {
+      await post(t, token, rpc('tools/list'));
+      await post(t, null, rpc('tools/list'));
+      const scrape = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.match(scrape, /folio_http_requests_total\{route="\/mcp",method="POST",status="200"\} 1/);
+      assert.match(scrape, /folio_http_requests_total\{route="\/mcp",method="POST",status="401"\} 1/);
+    });
+
+    it('writes one access-log line per request, with its status and without the token', async () => {
+      const lines: { req?: { url: string }; res?: { statusCode: number } }[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const config = loadConfig({ FOLIO_BASE_URL: BASE });
+      const storage = await createTestStorage();
+      const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0));
+      const app = await buildApp({ config, storage, clock, random: cryptoRandom, logger: createLogger(config, sink), passwordCost: TEST_PASSWORD_COST });
+      const logged: TestApp = { app, storage, clock, baseUrl: BASE, close: async () => { await app.close(); await storage.close(); } };
+      try {
+        const owner = await createUser(logged);
+        const loggedToken = (await obtainTokens(logged, await createClient(logged, owner), owner)).access_token;
+        lines.length = 0;
+        await post(logged, loggedToken, rpc('tools/list'));
+        await post(logged, null, rpc('tools/list'), { authorization: 'Basic U0VDUkVUOlNFQ1JFVA==' });
+        assert.doesNotMatch(JSON.stringify(lines), new RegExp(loggedToken));
+      } finally {
+        await logged.close();
+      }
+      const requests = lines.filter((line) => line.req !== undefined);
+      assert.deepEqual(requests.map((line) => [line.req!.url, line.res!.statusCode]), [['/mcp', 200], ['/mcp', 401]]);
+      assert.doesNotMatch(JSON.stringify(lines), /SECRET|U0VDUkVU/);
     });
   });
 });

@@ -17,6 +17,8 @@ const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mc
 
 /** JSON-RPC 2.0 §5.1: the body is not JSON. */
 const PARSE_ERROR = -32700;
+/** JSON-RPC 2.0 §5.1: not a valid request object. */
+const INVALID_REQUEST = -32600;
 /** The SDK's code for transport-level refusals (-32000, implementation-defined server error). */
 const TRANSPORT_ERROR = -32000;
 
@@ -72,7 +74,10 @@ export function refuseForeignOrigins(app: FastifyInstance, baseUrl: string): voi
  * Answers one POST with a transport of its own (stateless mode: no session id,
  * so any instance can answer the next request) and JSON responses, not SSE.
  */
-export async function answerWithTransport(request: FastifyRequest, reply: FastifyReply, server: McpServer, endpoint: string): Promise<FastifyReply> {
+export async function answerWithTransport(request: FastifyRequest, reply: FastifyReply, createServer: () => McpServer, endpoint: string): Promise<FastifyReply> {
+  // MCP 2025-06-18 removed JSON-RPC batches; one accepted would run many tool calls for one rate-limited request.
+  if (Array.isArray(request.body)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, 'Invalid Request: send one JSON-RPC message per request, not a batch');
+  const server = createServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);

@@ -266,6 +266,22 @@ describe('MCP endpoint /mcp', () => {
       assert.equal((response.json() as JsonRpcAnswer).jsonrpc, '2.0');
     });
 
+    it('refuses a JSON-RPC batch, which MCP 2025-06-18 removed, with 400', async () => {
+      const response = await post(t, token, [rpc('tools/list'), rpc('tools/list')]);
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal((response.json() as JsonRpcAnswer).error!.code, -32600);
+    });
+
+    it('answers a request that is not valid for its method with a JSON-RPC error, not a 500', async () => {
+      for (const params of [undefined, { name: 'get_portfolio', arguments: 'seven' }, { name: 'get_portfolio', arguments: { id: { nested: [1] } } }]) {
+        const response = await post(t, token, { jsonrpc: '2.0', id: 9, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+        assert.ok(response.statusCode < 500, response.body);
+        const answer = response.json() as JsonRpcAnswer;
+        const refused = answer.error !== undefined || (answer.result as unknown as ToolCallResult).isError === true;
+        assert.ok(refused, response.body);
+      }
+    });
+
     it('refuses a body over the size limit with 413', async () => {
       const response = await post(t, token, rpc('tools/list', { padding: 'x'.repeat(100_000) }));
       assertError(response, 413, 'payload_too_large');

@@ -36,8 +36,8 @@ export const mcp: FastifyPluginAsync<McpDeps> = async (app, { storage, clock, ba
   const tools = { portfolios: storage.portfolios, users: storage.users, baseUrl };
 
   app.post('/mcp', { config: { bearer: true } }, async (request, reply) => {
-    const server = createMcpServer({ ...tools, describeFailure: describeFailure(request) }, request.accessToken!.userId);
-    return answerWithTransport(request, reply, server, endpoint);
+    const userId = request.accessToken!.userId;
+    return answerWithTransport(request, reply, () => createMcpServer({ ...tools, describeFailure: describeFailure(request) }, userId), endpoint);
   });
   // A stateless server offers no stream to GET and no session to DELETE: 405 (transports spec).
   refuseOtherMethods(app, '/mcp', ['POST'], { bearer: true });

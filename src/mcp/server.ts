@@ -4,6 +4,7 @@
 // protocol (initialize, tools/list, tools/call, JSON-RPC errors); Folio
 // supplies the tools.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { type FolioTool, type ToolDeps, type ToolResult, folioTools, toolError } from './tools.ts';
 
 export interface McpServerDeps extends ToolDeps {
@@ -19,8 +20,16 @@ const SERVER_INFO = { name: 'folio', title: 'Folio portfolios', version: '2' };
 const INSTRUCTIONS = 'Read-only access to the investment portfolios of the Folio user who connected this assistant. '
   + 'Call list_portfolios to find portfolio ids, then get_portfolio for one of them.';
 
+/**
+ * Each server would otherwise build its own Ajv, which compiles its meta-schemas
+ * first: most of a request's time. Folio asks clients for nothing, so it never
+ * validates anything with it; one is shared.
+ */
+let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(deps: McpServerDeps, userId: number): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  jsonSchemaValidator ??= new AjvJsonSchemaValidator();
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
   for (const tool of folioTools) registerTool(server, tool, deps, userId);
   return server;
 }

@@ -144,6 +144,19 @@ describe('MCP endpoint /mcp', () => {
       assert.equal((await post(t, token, rpc('tools/list'), { origin: BASE })).statusCode, 200);
     });
 
+    it('keeps no session: after initialize on one instance, another over the same database answers a tool call', async () => {
+      const other = await createTestApp({}, { storage: t.storage });
+      try {
+        const initialized = await post(t, token, rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lb', version: '1' } }));
+        assert.equal(initialized.statusCode, 200);
+        const call = await post(other, token, rpc('tools/call', { name: 'get_my_user', arguments: {} }), { 'mcp-protocol-version': '2025-11-25' });
+        assert.equal(call.statusCode, 200, call.body);
+        assert.equal(((call.json() as JsonRpcAnswer).result as unknown as ToolCallResult).isError, undefined);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('answers GET and DELETE with 405 and Allow: POST (no stream, no session)', async () => {
       for (const method of ['GET', 'DELETE'] as const) {
         const response = await t.app.inject({ method, url: '/mcp', headers: { accept: 'text/event-stream', ...bearer(token) } });

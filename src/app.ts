@@ -40,17 +40,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const sessions = createSessions({
     sessions: storage.sessions, users: storage.users, clock, random, secureCookies: baseUrl.startsWith('https:'),
   });
-  // One limiter for /api/v2 and /mcp: a tool call counts against the same application and user.
   const rateLimit = {
     limiter: createRateLimiter(config.redisUrl, { logger, keyPrefix: deps.rateLimitKeyPrefix }),
     limit: config.rateLimitPerMinute, clock, onRejected: () => metrics.countRateLimited(),
   };
-  app.addHook('onClose', async () => rateLimit.limiter.close());
 
   await app.register(tokenEndpoints, { storage, registry, clock, issuer });
   const passwordCost = deps.passwordCost ?? PASSWORD_COST;
   await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
+  // bearerApi's rate limiter (bearerApi closes it): a tool call counts as one more API request.
   await app.register(mcp, { storage, clock, baseUrl, rateLimit });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });

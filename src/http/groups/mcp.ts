@@ -9,7 +9,7 @@ import type { Storage } from '../../storage/stores.ts';
 import { bearerAuthentication } from '../bearer-auth.ts';
 import { classifyError, refuseOtherMethods } from '../errors.ts';
 import { acceptJsonRpcBodies, answerWithTransport, refuseForeignOrigins } from '../mcp-transport.ts';
-import { type RateLimitDeps, registerRateLimit } from '../rate-limit.ts';
+import { type RateLimitDeps, countAgainstRateLimit } from '../rate-limit.ts';
 
 export interface McpDeps {
   storage: Storage;
@@ -23,9 +23,11 @@ export const mcp: FastifyPluginAsync<McpDeps> = async (app, { storage, clock, ba
   app.decorateRequest('accessToken', null);
   // Before authentication: a page on another origin learns nothing, not even whether its token is good.
   refuseForeignOrigins(app, baseUrl);
-  // Every request, whatever its method, presents a token with the read scope.
-  app.addHook('onRequest', bearerAuthentication({ tokens: storage.tokens, clock }, 'read'));
-  registerRateLimit(app, rateLimit);
+  // Every request, whatever its method, presents a token with the read scope; its
+  // refusals carry the bearer challenge (errors.ts). The one place /mcp's bearer rule is set.
+  const bearer = { config: { bearer: true }, onRequest: bearerAuthentication({ tokens: storage.tokens, clock }, 'read') };
+  app.addHook('onRequest', bearer.onRequest);
+  countAgainstRateLimit(app, rateLimit);
   acceptJsonRpcBodies(app);
 
   const describeFailure = (request: FastifyRequest) => (error: unknown) => {
@@ -35,10 +37,10 @@ export const mcp: FastifyPluginAsync<McpDeps> = async (app, { storage, clock, ba
   };
   const tools = { portfolios: storage.portfolios, users: storage.users, baseUrl };
 
-  app.post('/mcp', { config: { bearer: true } }, async (request, reply) => {
+  app.post('/mcp', { config: bearer.config }, async (request, reply) => {
     const userId = request.accessToken!.userId;
     return answerWithTransport(request, reply, () => createMcpServer({ ...tools, describeFailure: describeFailure(request) }, userId), endpoint);
   });
   // A stateless server offers no stream to GET and no session to DELETE: 405 (transports spec).
-  refuseOtherMethods(app, '/mcp', ['POST'], { bearer: true });
+  refuseOtherMethods(app, '/mcp', ['POST'], bearer.config);
 };

@@ -49,9 +49,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const passwordCost = deps.passwordCost ?? PASSWORD_COST;
   await app.register(authorizationPages, { storage, sessions, clock, random, issuer, allowSignup, passwordCost });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit });
+  await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   // bearerApi's rate limiter (bearerApi closes it): a tool call counts as one more API request.
   await app.register(mcp, { storage, clock, baseUrl, rateLimit });
-  await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 
   await app.ready();

@@ -63,7 +63,7 @@ function describeBundledServer(backend: string, databaseEnv: () => Promise<Recor
     it('answers the MCP tools at /mcp, whose SDK is bundled too', async () => {
       const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
       const issued = await fetch(`${server.baseUrl}/oauth2/token`, {
-        method: 'POST', headers: { authorization: basic }, body: new URLSearchParams({ grant_type: 'client_credentials' }),
+        method: 'POST', headers: { authorization: basic }, body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${server.baseUrl}/mcp` }),
       });
       const { access_token: token } = await issued.json() as { access_token: string };
       const call = (method: string, params: Record<string, unknown>) => fetch(`${server.baseUrl}/mcp`, {

@@ -8,7 +8,7 @@ import type { User } from '../../src/storage/records.ts';
 import {
   type TestApp, type TestClient, bearer, createClient, createPortfolio, createTestApp, createUser, obtainTokens,
 } from '../support/app.ts';
-import { type ListedTool, type ToolCallResult, answerOf, post, rpc } from '../support/mcp.ts';
+import { type ListedTool, type ToolCallResult, answerOf, obtainMcpToken, post, rpc } from '../support/mcp.ts';
 
 const BASE = 'http://folio.test';
 
@@ -17,6 +17,8 @@ describe('MCP tools at /mcp', () => {
   let user: User;
   let client: TestClient;
   let token: string;
+  /** A token of the same application and user for /api/v2, which refuses one for /mcp. */
+  let apiToken: string;
 
   const listTools = async () => (answerOf(await post(t, token, rpc('tools/list'))).result!.tools as ListedTool[]);
   const callTool = async (name: string, args: Record<string, unknown> = {}) =>
@@ -26,7 +28,8 @@ describe('MCP tools at /mcp', () => {
     t = await createTestApp({ FOLIO_RATE_LIMIT_PER_MINUTE: '20' });
     user = await createUser(t, 'Ada Investor');
     client = await createClient(t, user, { name: 'Claude Desktop' });
-    token = (await obtainTokens(t, client, user)).access_token;
+    token = await obtainMcpToken(t, client, user);
+    apiToken = (await obtainTokens(t, client, user)).access_token;
   });
 
   afterEach(async () => {
@@ -98,7 +101,7 @@ describe('MCP tools at /mcp', () => {
       assert.equal(result.isError, undefined);
       assert.match(result.content[0]!.text, /2 portfolios:\n- Growth Fund \(id \d+, AUD, AU\)\n- Income Fund/);
       assert.deepEqual(JSON.parse(result.content[1]!.text), result.structuredContent);
-      const api = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios', headers: bearer(token) });
+      const api = await t.app.inject({ method: 'GET', url: '/api/v2/portfolios', headers: bearer(apiToken) });
       assert.deepEqual(result.structuredContent, api.json());
       await assertMatchesOutputSchema('list_portfolios', result);
     });
@@ -114,7 +117,7 @@ describe('MCP tools at /mcp', () => {
       const result = await callTool('get_portfolio', { id: portfolio.id });
       assert.equal(result.isError, undefined);
       assert.match(result.content[0]!.text, new RegExp(`^Portfolio Growth Fund \\(id ${portfolio.id}, AUD, AU\\)`));
-      const api = await t.app.inject({ method: 'GET', url: `/api/v2/portfolios/${portfolio.id}`, headers: bearer(token) });
+      const api = await t.app.inject({ method: 'GET', url: `/api/v2/portfolios/${portfolio.id}`, headers: bearer(apiToken) });
       assert.deepEqual(result.structuredContent, api.json());
       assert.equal((result.structuredContent!.portfolio as { links: { self: string } }).links.self, `${BASE}/api/v2/portfolios/${portfolio.id}`);
       await assertMatchesOutputSchema('get_portfolio', result);
@@ -139,7 +142,7 @@ describe('MCP tools at /mcp', () => {
     it('get_my_user: the token user, as GET /api/v2/my_user answers', async () => {
       const result = await callTool('get_my_user');
       assert.match(result.content[0]!.text, /^You are signed in to Folio as Ada Investor </);
-      const api = await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) });
+      const api = await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(apiToken) });
       assert.deepEqual(result.structuredContent, api.json());
       await assertMatchesOutputSchema('get_my_user', result);
     });

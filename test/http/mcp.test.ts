@@ -15,7 +15,7 @@ import type { User } from '../../src/storage/records.ts';
 import {
   TEST_PASSWORD_COST, type TestApp, type TestClient, assertError, bearer, createClient, createTestApp, createUser, obtainTokens,
 } from '../support/app.ts';
-import { ACCEPT, type JsonRpcAnswer, type ToolCallResult, post, rpc } from '../support/mcp.ts';
+import { ACCEPT, type JsonRpcAnswer, type ToolCallResult, obtainMcpToken, post, rpc } from '../support/mcp.ts';
 import { createTestStorage } from '../support/storage.ts';
 
 const BASE = 'http://folio.test';
@@ -38,7 +38,7 @@ describe('MCP endpoint /mcp', () => {
     t = await createTestApp({ FOLIO_RATE_LIMIT_PER_MINUTE: '20' });
     user = await createUser(t, 'Ada Investor');
     client = await createClient(t, user, { name: 'Claude Desktop' });
-    token = (await obtainTokens(t, client, user)).access_token;
+    token = await obtainMcpToken(t, client, user);
   });
 
   afterEach(async () => {
@@ -75,12 +75,14 @@ describe('MCP endpoint /mcp', () => {
     });
 
     it('counts tool calls against the same per-application-and-user limit as /api/v2: 429 with Retry-After', async () => {
-      for (let i = 0; i < 10; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) })).statusCode, 200);
+      // /api/v2 takes a token of the same application and user, issued for it.
+      const apiToken = (await obtainTokens(t, client, user)).access_token;
+      for (let i = 0; i < 10; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(apiToken) })).statusCode, 200);
       for (let i = 0; i < 10; i++) assert.equal((await post(t, token, rpc('tools/list'))).statusCode, 200);
       const refused = await post(t, token, rpc('tools/list'));
       assertError(refused, 429, 'rate_limited');
       assert.ok(Number(refused.headers['retry-after']) > 0);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) })).statusCode, 429);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(apiToken) })).statusCode, 429);
       t.clock.advance(60_000);
       assert.equal((await post(t, token, rpc('tools/list'))).statusCode, 200);
     });
@@ -197,7 +199,7 @@ describe('MCP endpoint /mcp', () => {
       const logged: TestApp = { app, storage, clock, baseUrl: BASE, close: async () => { await app.close(); await storage.close(); } };
       try {
         const owner = await createUser(logged);
-        const loggedToken = (await obtainTokens(logged, await createClient(logged, owner), owner)).access_token;
+        const loggedToken = await obtainMcpToken(logged, await createClient(logged, owner), owner);
         lines.length = 0;
         await post(logged, loggedToken, rpc('tools/list'));
         await post(logged, null, rpc('tools/list'), { authorization: 'Basic U0VDUkVUOlNFQ1JFVA==' });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { obtainTokens } from '../support/app.ts';
+import { obtainMcpToken } from '../support/mcp.ts';
 import { type LiveFolio, startFolio } from './support.ts';
 
 describe('interop: the MCP SDK client on /mcp', () => {
@@ -14,7 +14,7 @@ describe('interop: the MCP SDK client on /mcp', () => {
 
   before(async () => {
     folio = await startFolio();
-    accessToken = (await obtainTokens(folio.t, folio.confidential, folio.user)).access_token;
+    accessToken = await obtainMcpToken(folio.t, folio.confidential, folio.user);
   });
   after(async () => folio.t.close());
 

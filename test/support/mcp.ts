@@ -2,7 +2,8 @@
 // JSON-RPC messages in, parsed answers out.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { type TestApp, bearer } from './app.ts';
+import type { User } from '../../src/storage/records.ts';
+import { type TestApp, type TestClient, bearer, obtainCode, tokenRequest } from './app.ts';
 
 export const ACCEPT = 'application/json, text/event-stream';
 
@@ -45,3 +46,18 @@ export function answerOf(response: LightMyRequestResponse): JsonRpcAnswer {
   return response.json() as JsonRpcAnswer;
 }
 
+
+/**
+ * An access token for /mcp: the authorization request and the code exchange name
+ * `{base}/mcp` as their RFC 8707 resource, as an MCP client does.
+ */
+export async function obtainMcpToken(t: TestApp, client: TestClient, user: User): Promise<string> {
+  const resource = `${t.baseUrl}/mcp`;
+  const { code, verifier } = await obtainCode(t, client, user, { resource });
+  const fields: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: client.application.redirectUris[0]!, client_id: client.clientId, resource };
+  if (client.application.confidential) fields.client_secret = client.clientSecret;
+  if (client.application.pkceRequired) fields.code_verifier = verifier;
+  const response = await tokenRequest(t, fields);
+  assert.equal(response.statusCode, 200, response.body);
+  return (response.json() as { access_token: string }).access_token;
+}

@@ -5,6 +5,7 @@
 // Scenario kinds:
 //   get      - GET `path` with fixed headers (bearer API, bare Fastify)
 //   post     - POST a fixed form body (client_credentials, introspection)
+//   json     - POST a fixed JSON body (`json`) with fixed headers (an MCP tool call)
 //   codes    - POST one authorization code per request, each used once, from `poolFile`
 //   refresh  - POST refresh_token along rotation chains started from `refreshTokens`
 //              (at least one per connection), taking the new token from each answer
@@ -25,6 +26,8 @@ function requestsFor() {
       return [{ method: 'GET', path: spec.path, headers: spec.headers }];
     case 'post':
       return [{ method: 'POST', path: spec.path, headers: formHeaders, body: form(spec.form) }];
+    case 'json':
+      return [{ method: 'POST', path: spec.path, headers: { 'content-type': 'application/json', ...spec.headers }, body: JSON.stringify(spec.json) }];
     case 'codes': {
       const codes = readFileSync(spec.poolFile, 'utf8').split('\n').filter(Boolean);
       let next = 0;

@@ -155,6 +155,12 @@ export function folioScenarios(backend: FolioBackend, peers: { bareGet: Scenario
           ...(refused.length > 0 ? { spoilt: `${refused.length} token requests failed (${refused.slice(0, 3).join(', ')})` } : {}),
         };
       } },
+    // An MCP tool call reads what the bearer GET reads, through the MCP SDK: its cost beside that GET, no target.
+    { backend: name, server: main.server, reference: bearerSmall, versus: 'bearer GET', name: 'POST /mcp tools/call list_portfolios',
+      spec: async () => load(main.server, 'json', '/mcp', {
+        headers: { authorization: `Bearer ${main.bearer}`, accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_portfolios', arguments: {} } },
+      }) },
     { ...token, name: 'POST /oauth2/token client_credentials', minRatio: TARGETS.clientCredentialsVersusOidcProvider,
       spec: async () => load(main.server, 'post', '/oauth2/token', { headers: authorization, form: { grant_type: 'client_credentials' } }) },
     { ...token, name: 'POST /oauth2/token refresh_token',

@@ -42,6 +42,10 @@ export async function bundleServer(outdir: string): Promise<void> {
     external: EXTERNAL_PACKAGES,
     // Bundled CommonJS packages call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+    // Drops the comments esbuild keeps inside expressions, such as the MCP SDK's
+    // JSDoc with an em dash: one character beyond Latin-1 doubles a chunk's heap
+    // (filesBeyondLatin1). Names stay, and the linked source map maps positions back.
+    minifyWhitespace: true,
     logLevel: 'warning',
   });
 }
@@ -52,8 +56,8 @@ export async function bundleServer(outdir: string): Promise<void> {
  * process runs, at a byte a character when every character is Latin-1 and at two
  * otherwise: five arrows and quotes in page templates made the 2 MB server chunk
  * weigh 3.9 MB (docs/performance.md). esbuild escapes them in strings; what it
- * cannot escape is the text of a tagged template, such as the pages' html``, and the
- * comments it keeps of some CommonJS packages.
+ * cannot escape is the text of a tagged template, such as the pages' html``, and
+ * comments, which minifyWhitespace drops.
  */
 export function filesBeyondLatin1(outdir: string): Map<string, string[]> {
   const found = new Map<string, string[]>();

@@ -8,6 +8,7 @@ import { createEveryResponse } from './http/every-response.ts';
 import { authorizationPages } from './http/groups/authorization-pages.ts';
 import { bearerApi } from './http/groups/bearer-api.ts';
 import { everyRoute } from './http/groups/every-route.ts';
+import { mcp } from './http/groups/mcp.ts';
 import { operations } from './http/groups/operations.ts';
 import { tokenEndpoints } from './http/groups/token-endpoints.ts';
 import { webPages } from './http/groups/web-pages.ts';
@@ -78,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authorizationPages, { storage: clientStorage, sessions, clock, random, issuer, allowSignup, passwordCost, resources });
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit, resources });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
+  // bearerApi's rate limiter (bearerApi closes it): a tool call counts as one more API request.
+  await app.register(mcp, { storage, clock, baseUrl, rateLimit });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 
   await app.ready();

@@ -1,6 +1,6 @@
 // The one place an error becomes a response. JSON for the protocol and API
 // (RFC 6749 §5.2, RFC 6750 §3), an HTML page for routes marked `html`.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError, type OAuthErrorCode, toOAuthError } from '../oauth/errors.ts';
 import { SessionEndedError, StorageUnavailableError } from '../storage/errors.ts';
 import { sendToSignIn } from './page-guard.ts';
@@ -92,7 +92,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /** 405 with Allow for the methods a path does not answer (instead of a misleading 404). */
-export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[], config: { html?: boolean } = {}): void {
+export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[], config: Pick<FastifyContextConfig, 'html' | 'bearer'> = {}): void {
   const all = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
   const refused = all.filter((method) => !allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET')));
   app.route({

@@ -19,9 +19,15 @@ export interface RateLimitDeps {
   onRejected?: (key: string) => void;
 }
 
+/** Limits every route of `app`, and closes the limiter when `app` closes. */
 export function registerRateLimit(app: FastifyInstance, deps: RateLimitDeps): void {
-  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
   app.addHook('onClose', async () => deps.limiter.close());
+  countAgainstRateLimit(app, deps);
+}
+
+/** Limits every route of `app` with a limiter that a group registered before closes. */
+export function countAgainstRateLimit(app: FastifyInstance, deps: RateLimitDeps): void {
+  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
   /** Sets the RateLimit-* fields; returns the error to answer with when over the limit. */
   const answer = (key: string, result: RateLimitResult, reply: FastifyReply): OAuthError | undefined => {
     const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000));

@@ -1,6 +1,7 @@
 // GET /developers: how to build an application on Folio. Public; no sign-in.
 import { lifetimes } from '../oauth/lifetimes.ts';
 import { type SafeHtml, html } from './html.ts';
+import { connectAnAssistant } from './developer-guide-assistants.ts';
 import { authorizationCodeFlow, clientCredentialsFlow, outOfBandFlow, refreshFlow } from './developer-guide-flows.ts';
 import { interopQuirks } from './developer-guide-quirks.ts';
 import { layout } from './layout.ts';
@@ -15,9 +16,10 @@ export function renderDeveloperGuide(base: string): string {
         <a href="/api/v2/docs">interactive API docs</a>, the <a href="/api/v2/openapi.json">OpenAPI 3.1 document</a> and the
         <a href="/.well-known/oauth-authorization-server">server metadata</a> (RFC 8414; Folio is not an OpenID provider,
         so there is no <code>/.well-known/openid-configuration</code> and no ID token).</p>
-      <nav aria-label="Contents"><a href="#register">Register</a> <a href="#flows">Flows</a> <a href="#api">API</a>
+      <nav aria-label="Contents"><a href="#assistants">AI assistants</a> <a href="#register">Register</a> <a href="#flows">Flows</a> <a href="#api">API</a>
         <a href="#lifetimes">Lifetimes</a> <a href="#errors">Errors</a> <a href="#limits">Rate limits</a> <a href="#libraries">Libraries</a></nav>
     </section>
+    ${connectAnAssistant(base)}
     <section class="card" id="register">
       <h2>1. Register an application</h2>
       <p>Sign in and open <a href="/settings/applications">API settings</a> &rarr; Register an application. Give a name, one or more

@@ -11,7 +11,7 @@ describe('npm run bench:smoke', () => {
     const { status, output } = await runBenchTool(['bench/run.ts', '--smoke', ...(postgresServerUrl === undefined ? ['--no-postgres'] : [])]);
     assert.equal(status, 0, output);
     for (const scenario of ['bare Fastify GET', 'Fastify + the same two SQLite reads', 'oidc-provider client_credentials token', 'oidc-provider introspection', 'bare Fastify POST /oauth2/token',
-      'bearer GET /api/v2/portfolios.json', 'during a purge of dead ones', 'tokens a second are issued', 'client_credentials', 'refresh_token', 'authorization_code']) {
+      'bearer GET /api/v2/portfolios.json', 'during a purge of dead ones', 'tokens a second are issued', 'client_credentials', 'refresh_token', 'authorization_code', 'POST /mcp tools/call']) {
       assert.ok(output.includes(scenario), `${scenario} ran\n${output}`);
     }
     if (postgresServerUrl !== undefined) assert.match(output, /\| PostgreSQL \|/);

@@ -16,6 +16,18 @@ describe('developer guide at /developers', () => {
     assert.doesNotMatch(response.body, /<script/);
   });
 
+  it('tells how to connect an AI assistant: the /mcp address to paste, what the person sees, how to disconnect', async () => {
+    const body = (await t.app.inject({ method: 'GET', url: '/developers' })).body;
+    const section = /<section class="card" id="assistants">([\s\S]*?)<\/section>/.exec(body)?.[1];
+    assert.ok(section !== undefined, 'the page has the section');
+    assert.match(section, /<h2>Connect an AI assistant<\/h2>/);
+    assert.match(section, /<pre><code>https:\/\/folio\.example\/mcp<\/code><\/pre>/);
+    for (const fact of ['consent page', 'list_portfolios', 'get_portfolio', 'get_my_user', 'href="/settings/connections"', 'https://folio.example/oauth2/register']) {
+      assert.ok(section.includes(fact), fact);
+    }
+    assert.match(body, /href="#assistants"/);
+  });
+
   it('covers registration, every flow, lifetimes, errors, rate limits and library quirks', async () => {
     const body = (await t.app.inject({ method: 'GET', url: '/developers' })).body;
     for (const id of ['register', 'flow-code', 'flow-oob', 'flow-client-credentials', 'flow-refresh', 'lifetimes', 'errors', 'limits', 'libraries']) {

@@ -40,8 +40,10 @@ function problem(status: number, contentType: string | undefined, body: string, 
   if (status >= 500) return `status ${status}: ${body.slice(0, 300)}`;
   if (method !== 'HEAD' && status >= 400 && contentType?.startsWith('application/json')) {
     try {
-      const parsed = JSON.parse(body) as { error?: unknown };
-      if (typeof parsed.error !== 'string') return `JSON error without an error code: ${body.slice(0, 200)}`;
+      const parsed = JSON.parse(body) as { error?: unknown; jsonrpc?: unknown };
+      // /mcp speaks JSON-RPC 2.0 (§5.1): its transport errors carry a numeric code in an error object.
+      const jsonRpcCode = parsed.jsonrpc === '2.0' && typeof (parsed.error as { code?: unknown } | undefined)?.code === 'number';
+      if (typeof parsed.error !== 'string' && !jsonRpcCode) return `JSON error without an error code: ${body.slice(0, 200)}`;
     } catch {
       return `unparseable JSON: ${body.slice(0, 200)}`;
     }

@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(bearerApi, { storage, clock, baseUrl, rateLimit, resources });
   await app.register(webPages, { storage, sessions, clock, random, baseUrl });
   // bearerApi's rate limiter (bearerApi closes it): a tool call counts as one more API request.
-  await app.register(mcp, { storage, clock, baseUrl, rateLimit });
+  await app.register(mcp, { storage, clock, baseUrl, rateLimit, resources });
   await app.register(operations, { storage, metrics, metricsToken: config.metricsToken });
 
   await app.ready();

@@ -58,6 +58,15 @@ describe('MCP endpoint /mcp', () => {
       assertBearerChallenge(response, 'invalid_token');
     });
 
+    it('refuses a token not issued for /mcp: 401 invalid_token naming its resource metadata', async () => {
+      const apiToken = (await obtainTokens(t, client, user)).access_token;
+      const response = await post(t, apiToken, rpc('tools/list'));
+      assertError(response, 401, 'invalid_token');
+      assertBearerChallenge(response, 'invalid_token');
+      assert.match(String(response.headers['www-authenticate']), new RegExp(`resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`));
+      assertError(await t.app.inject({ method: 'GET', url: '/api/v2/my_user', headers: bearer(token) }), 401, 'invalid_token');
+    });
+
     it('refuses a token in the query string', async () => {
       const response = await t.app.inject({
         method: 'POST', url: `/mcp?access_token=${token}`, headers: { accept: ACCEPT, 'content-type': 'application/json' }, payload: JSON.stringify(rpc('tools/list')),

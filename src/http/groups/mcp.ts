@@ -4,9 +4,10 @@
 // one more API request of the token's application and user.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { createMcpServer } from '../../mcp/server.ts';
+import type { ProtectedResources } from '../../oauth/resources.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Storage } from '../../storage/stores.ts';
-import { bearerAuthentication } from '../bearer-auth.ts';
+import { bearerProtected } from '../bearer-auth.ts';
 import { classifyError, refuseOtherMethods } from '../errors.ts';
 import { acceptJsonRpcBodies, answerWithTransport, refuseForeignOrigins } from '../mcp-transport.ts';
 import { type RateLimitDeps, countAgainstRateLimit } from '../rate-limit.ts';
@@ -16,16 +17,17 @@ export interface McpDeps {
   clock: Clock;
   baseUrl: string;
   rateLimit: RateLimitDeps;
+  resources: ProtectedResources;
 }
 
-export const mcp: FastifyPluginAsync<McpDeps> = async (app, { storage, clock, baseUrl, rateLimit }) => {
+export const mcp: FastifyPluginAsync<McpDeps> = async (app, { storage, clock, baseUrl, rateLimit, resources }) => {
   const endpoint = `${baseUrl}/mcp`;
   app.decorateRequest('accessToken', null);
   // Before authentication: a page on another origin learns nothing, not even whether its token is good.
   refuseForeignOrigins(app, baseUrl);
-  // Every request, whatever its method, presents a token with the read scope; its
-  // refusals carry the bearer challenge (errors.ts). The one place /mcp's bearer rule is set.
-  const bearer = { config: { bearer: true }, onRequest: bearerAuthentication({ tokens: storage.tokens, clock }, 'read') };
+  // Every request, whatever its method, presents a token for /mcp with the read scope;
+  // its refusals carry the challenge naming the resource metadata (errors.ts).
+  const bearer = bearerProtected({ tokens: storage.tokens, clock }, { resource: resources.mcp, scope: 'read' });
   app.addHook('onRequest', bearer.onRequest);
   countAgainstRateLimit(app, rateLimit);
   acceptJsonRpcBodies(app);

@@ -1,5 +1,5 @@
 import type { OpenDatabase } from '../database.ts';
-import { unlessApplicationGone } from '../errors.ts';
+import { refusedWhenGone } from '../errors.ts';
 import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
@@ -35,7 +35,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
-    await unlessApplicationGone(() => this.database.db.insertInto('authorization_codes')
+    await refusedWhenGone(() => this.database.db.insertInto('authorization_codes')
       .values({
         code_hash: code.codeHash,
         grant_id: code.grantId,

@@ -5,7 +5,7 @@ import type { Database } from '../schema.ts';
 import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { ApplicationGoneError, unlessApplicationGone } from '../errors.ts';
+import { ApplicationGoneError, refusedWhenGone } from '../errors.ts';
 
 /** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
 export async function forgetConsentWith(executor: Kysely<Database>, userId: number, applicationId: number): Promise<void> {
@@ -37,7 +37,7 @@ export class KyselyConsentStore implements ConsentStore {
 
   async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {
     const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
-    await unlessApplicationGone(() => this.db.transaction().execute(async (trx) => {
+    await refusedWhenGone(() => this.db.transaction().execute(async (trx) => {
       await trx.insertInto('consents')
         .values(values)
         .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])

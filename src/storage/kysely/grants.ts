@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import { unlessApplicationGone } from '../errors.ts';
+import { refusedWhenGone } from '../errors.ts';
 import type { ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
@@ -61,7 +61,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   private insertActive(userId: number, applicationId: number, scope: string[], now: number): Promise<GrantRow | undefined> {
-    return unlessApplicationGone(() => this.db.insertInto('grants')
+    return refusedWhenGone(() => this.db.insertInto('grants')
       .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
       .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
       .returning(GRANT_COLUMNS)

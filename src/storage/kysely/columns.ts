@@ -24,6 +24,13 @@ export function optionalFlagFromColumn(value: number | null): boolean | null {
   return value === null ? null : flagFromColumn(value);
 }
 
+/** `currency_code` → `currencyCode`: a record's fields are named as its columns, in camel case. */
+export type FieldOf<Column extends string> = Column extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<FieldOf<Tail>>}` : Column;
+
+export function fieldOf<Column extends string>(column: Column): FieldOf<Column> {
+  return column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) as FieldOf<Column>;
+}
+
 /** Rows an UPDATE or DELETE changed, from a query builder's result or a compiled statement's. */
 export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint } | { numAffectedRows?: bigint }): number {
   if ('numUpdatedRows' in result) return Number(result.numUpdatedRows);

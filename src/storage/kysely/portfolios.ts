@@ -3,78 +3,41 @@ import type { Portfolio, PortfolioFields } from '../records.ts';
 import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
 import { changing } from './changing.ts';
-import {
-  changedRows, everyColumn, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
-} from './columns.ts';
+import { changedRows, everyColumn, type FieldOf, fieldOf, optionalFlagFromColumn, optionalFlagToColumn } from './columns.ts';
 
 type FieldColumns = Omit<PortfoliosTable, 'id' | 'owner_id' | 'created_at' | 'updated_at'>;
 
-function fieldsToColumns(fields: PortfolioFields): FieldColumns {
-  return {
-    name: fields.name,
-    currency_code: fields.currencyCode,
-    country_code: fields.countryCode,
-    financial_year_end: fields.financialYearEnd,
-    inception_date: fields.inceptionDate,
-    tz_name: fields.tzName,
-    default_sale_allocation_method: fields.defaultSaleAllocationMethod,
-    cg_discount: fields.cgDiscount,
-    rwtr_rate: fields.rwtrRate,
-    trader: optionalFlagToColumn(fields.trader),
-    disable_automatic_transactions: flagToColumn(fields.disableAutomaticTransactions),
-    tax_entity_type: fields.taxEntityType,
-    interest_method: fields.interestMethod,
-    apply_cash_account_adjustments: flagToColumn(fields.applyCashAccountAdjustments),
-    buy_trade_settlement_delay: fields.buyTradeSettlementDelay,
-    sell_trade_settlement_delay: fields.sellTradeSettlementDelay,
-    account_for_delayed_cash_transactions: flagToColumn(fields.accountForDelayedCashTransactions),
-    trade_sync_cash_account_id: fields.tradeSyncCashAccountId,
-    payout_sync_cash_account_id: fields.payoutSyncCashAccountId,
-    broker_email_api_enabled: flagToColumn(fields.brokerEmailApiEnabled),
-    broker_email_key: fields.brokerEmailKey,
-    external_identifier: fields.externalIdentifier,
-  };
-}
-
-function toPortfolio(row: PortfolioRow): Portfolio {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    name: row.name,
-    currencyCode: row.currency_code,
-    countryCode: row.country_code,
-    financialYearEnd: row.financial_year_end,
-    inceptionDate: row.inception_date,
-    tzName: row.tz_name,
-    defaultSaleAllocationMethod: row.default_sale_allocation_method,
-    cgDiscount: row.cg_discount,
-    rwtrRate: row.rwtr_rate,
-    trader: optionalFlagFromColumn(row.trader),
-    disableAutomaticTransactions: flagFromColumn(row.disable_automatic_transactions),
-    taxEntityType: row.tax_entity_type,
-    interestMethod: row.interest_method,
-    applyCashAccountAdjustments: flagFromColumn(row.apply_cash_account_adjustments),
-    buyTradeSettlementDelay: row.buy_trade_settlement_delay,
-    sellTradeSettlementDelay: row.sell_trade_settlement_delay,
-    accountForDelayedCashTransactions: flagFromColumn(row.account_for_delayed_cash_transactions),
-    tradeSyncCashAccountId: row.trade_sync_cash_account_id,
-    payoutSyncCashAccountId: row.payout_sync_cash_account_id,
-    brokerEmailApiEnabled: flagFromColumn(row.broker_email_api_enabled),
-    brokerEmailKey: row.broker_email_key,
-    externalIdentifier: row.external_identifier,
-  };
-}
-
-const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([
-  'id', 'owner_id', 'name', 'currency_code', 'country_code', 'financial_year_end', 'inception_date', 'tz_name',
+const FIELD_COLUMNS = everyColumn<FieldColumns>()([
+  'name', 'currency_code', 'country_code', 'financial_year_end', 'inception_date', 'tz_name',
   'default_sale_allocation_method', 'cg_discount', 'rwtr_rate', 'trader', 'disable_automatic_transactions',
   'tax_entity_type', 'interest_method', 'apply_cash_account_adjustments', 'buy_trade_settlement_delay',
   'sell_trade_settlement_delay', 'account_for_delayed_cash_transactions', 'trade_sync_cash_account_id',
   'payout_sync_cash_account_id', 'broker_email_api_enabled', 'broker_email_key', 'external_identifier',
-  'created_at', 'updated_at',
 ]);
+const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([...FIELD_COLUMNS, 'id', 'owner_id', 'created_at', 'updated_at']);
+
+/** The booleans, stored as 0 or 1; only `trader` may be null. */
+const FLAG_COLUMNS: ReadonlySet<string> = new Set<keyof FieldColumns>([
+  'trader', 'disable_automatic_transactions', 'apply_cash_account_adjustments', 'account_for_delayed_cash_transactions',
+  'broker_email_api_enabled',
+]);
+
+function fieldsToColumns(fields: PortfolioFields): FieldColumns {
+  const columns: Partial<Record<keyof FieldColumns, unknown>> = {};
+  for (const column of FIELD_COLUMNS) {
+    const value = fields[fieldOf(column)];
+    columns[column] = FLAG_COLUMNS.has(column) ? optionalFlagToColumn(value as boolean | null) : value;
+  }
+  return columns as FieldColumns;
+}
+
+function toPortfolio(row: PortfolioRow): Portfolio {
+  const portfolio: Partial<Record<FieldOf<keyof PortfolioRow>, unknown>> = {};
+  for (const column of PORTFOLIO_COLUMNS) {
+    portfolio[fieldOf(column)] = FLAG_COLUMNS.has(column) ? optionalFlagFromColumn(row[column] as number | null) : row[column];
+  }
+  return portfolio as Portfolio;
+}
 
 export class KyselyPortfolioStore implements PortfolioStore {
   constructor(private readonly database: OpenDatabase) {}

@@ -1,7 +1,7 @@
 // Row shapes as the database holds them. Booleans are 0/1 integers in both
 // dialects (better-sqlite3 cannot bind booleans) and times are bigint Unix
 // milliseconds, read back as JS numbers.
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 type Flag = number;
 type Millis = number;
@@ -63,12 +63,8 @@ export interface AccessTokensTable {
   created_at: Millis;
   expires_at: Millis;
   revoked_at: Millis | null;
-  /** Migration 0005: the hash of the authorization code the token descends from; null for client_credentials. */
   origin_code_hash: string | null;
-  /**
-   * Migration 0010: the refresh token issued beside this one, whose revocation or
-   * deletion ends it too; null for client_credentials tokens and those issued before.
-   */
+  /** The refresh token issued beside this one, whose revocation or deletion ends it too (migration 0010). */
   refresh_token_hash: string | null;
 }
 
@@ -180,9 +176,7 @@ export type GrantRow = Selectable<GrantsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
-export type SessionRow = Selectable<SessionsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
 export type PortfolioRow = Selectable<PortfoliosTable>;
-export type NewPortfolioRow = Insertable<PortfoliosTable>;
 
 export type StorageKind = 'sqlite' | 'postgres';

@@ -1,15 +1,13 @@
 // Storage interfaces shaped by use (DESIGN §3): each method is one thing a flow
-// needs, and any atomicity the flow relies on lives inside the method.
+// needs, and any atomicity the flow relies on lives inside the method. A change and
+// its audit event commit together: a method that changes what a person or an
+// application can do takes the event (or a function building it from the new record).
 import type {
   AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
   ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
   PortfolioFields, RefreshToken, Session, User, UserCredentials,
 } from './records.ts';
 import type { Pause } from '../platform/pacer.ts';
-
-// A change and its audit event commit together: each method that changes what a
-// person or an application can do takes the event (or, where the change creates the
-// record, a function building it from the new record) and writes it with the change.
 
 export interface UserStore {
   createUser(input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent): Promise<User>;
@@ -34,9 +32,9 @@ export interface ApplicationStore {
   updateApplication(
     id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined>;
-  /** The old secret stops working when this returns true; false (nothing recorded): no such application. */
+  /** The old secret stops working when this returns true; false: no such application. */
   replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean>;
-  /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */
+  /** Deletes the application with every grant, code and token it holds. False: none was owner's. */
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean>;
 }
 
@@ -49,9 +47,8 @@ export interface GrantStore {
   /**
    * Revokes one authorization: every token of the grant descended from the code
    * `codeHash`. The grant's other authorizations stay, unless nothing live is left.
-   * Tokens from before tokens recorded their code (migration 0005) belong to no known
-   * authorization: with `codeHash` null, or while the grant holds such a live
-   * refresh token, the whole grant is revoked.
+   * With `codeHash` null, or while the grant holds a live refresh token of no known
+   * code (migration 0005), the whole grant is revoked.
    */
   revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
@@ -66,7 +63,6 @@ export interface AuthorizationCodeStore {
 export interface IssuedTokens {
   access: AccessToken;
   refresh?: RefreshToken;
-  /** The audit event of this issue, written in the same transaction. */
   event?: NewAuditEvent;
 }
 
@@ -84,11 +80,7 @@ export interface TokenStore {
   redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false, and records nothing, when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
-  /**
-   * Deletes tokens and codes expired or revoked before `olderThan`, in small batches,
-   * awaiting `betweenBatches` after each. Rotated refresh tokens and used codes stay
-   * until they expire, so that their reuse is still detected.
-   */
+  /** Deletes tokens and codes expired or revoked before `olderThan`, in batches with `betweenBatches` between (purge.ts). */
   purgeExpired(now: number, olderThan: number, betweenBatches?: Pause): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
 }
 
@@ -183,10 +175,7 @@ export interface SecretReveal {
   expiresAt: number;
 }
 
-/**
- * Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash;
- * one held for a session and application replaces any already waiting for them.
- */
+/** Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash. */
 export interface SecretRevealStore {
   /** Deletes and returns the sealed secret in one statement, so it is handed out at most once. */
   takeSecretReveal(sessionIdHash: string, applicationId: number, now: number): Promise<string | undefined>;

@@ -5,23 +5,17 @@ import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
 import type { ApplicationStore, SecretReveal } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { everyColumn, fieldsOf, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { holdSecretReveal } from './secret-reveals.ts';
 import { issuedAlone } from './token-rows.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    clientId: row.client_id,
-    secretHash: row.secret_hash,
+    ...fieldsOf(row),
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     confidential: flagFromColumn(row.confidential),
     pkceRequired: flagFromColumn(row.pkce_required),
     scopes: scopeFromColumn(row.scopes),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }
 

@@ -3,18 +3,10 @@ import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
 import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';
-import { changedRows, everyColumn } from './columns.ts';
+import { changedRows, everyColumn, fieldsOf } from './columns.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
-  return {
-    id: row.id,
-    type: row.type as AuditEventType,
-    userId: row.user_id,
-    applicationId: row.application_id,
-    ip: row.ip,
-    detail: JSON.parse(row.detail) as Record<string, unknown>,
-    createdAt: row.created_at,
-  };
+  return { ...fieldsOf(row), type: row.type as AuditEventType, detail: JSON.parse(row.detail) as Record<string, unknown> };
 }
 
 /** The columns an audit event is written with; its id is generated. */

@@ -4,7 +4,7 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { lookingUpTogether } from './batches.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
@@ -12,18 +12,7 @@ const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
 ]);
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
-  return {
-    codeHash: row.code_hash,
-    grantId: row.grant_id,
-    applicationId: row.application_id,
-    userId: row.user_id,
-    redirectUri: row.redirect_uri,
-    scope: scopeFromColumn(row.scope),
-    codeChallenge: row.code_challenge,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    consumedAt: row.consumed_at,
-  };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {

@@ -31,6 +31,13 @@ export function fieldOf<Column extends string>(column: Column): FieldOf<Column> 
   return column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) as FieldOf<Column>;
 }
 
+/** A row's values under their fields' names; the caller converts the columns that store an encoding. */
+export function fieldsOf<Row extends object>(row: Row): { [Column in keyof Row & string as FieldOf<Column>]: Row[Column] } {
+  const fields: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) fields[fieldOf(column)] = value;
+  return fields as { [Column in keyof Row & string as FieldOf<Column>]: Row[Column] };
+}
+
 /** Rows an UPDATE or DELETE changed, from a query builder's result or a compiled statement's. */
 export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint } | { numAffectedRows?: bigint }): number {
   if ('numUpdatedRows' in result) return Number(result.numUpdatedRows);

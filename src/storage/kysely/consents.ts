@@ -4,7 +4,7 @@ import type { Consent, NewAuditEvent } from '../records.ts';
 import type { Database } from '../schema.ts';
 import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
-import { scopeFromColumn, scopeToColumn } from './columns.ts';
+import { fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { ApplicationGoneError, refusedWhenGone } from '../errors.ts';
 
 /** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
@@ -27,12 +27,7 @@ export class KyselyConsentStore implements ConsentStore {
       .where('user_id', '=', userId)
       .where('application_id', '=', applicationId)
       .executeTakeFirst();
-    return row && {
-      userId: row.user_id,
-      applicationId: row.application_id,
-      scope: scopeFromColumn(row.scope),
-      createdAt: row.created_at,
-    };
+    return row && { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
   }
 
   async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {

@@ -6,7 +6,7 @@ import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 import { forgetConsentWith } from './consents.ts';
 import { issuedAlone } from './token-rows.ts';
 
@@ -14,15 +14,7 @@ import { issuedAlone } from './token-rows.ts';
 const MAX_SETTLE_ATTEMPTS = 5;
 
 function toGrant(row: GrantRow): Grant {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    applicationId: row.application_id,
-    scope: scopeFromColumn(row.scope),
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 const GRANT_COLUMNS = everyColumn<GrantRow>()(['id', 'user_id', 'application_id', 'scope', 'created_at', 'last_used_at', 'revoked_at']);

@@ -3,7 +3,9 @@ import type { Portfolio, PortfolioFields } from '../records.ts';
 import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
 import { changing } from './changing.ts';
-import { changedRows, everyColumn, type FieldOf, fieldOf, optionalFlagFromColumn, optionalFlagToColumn } from './columns.ts';
+import {
+  changedRows, everyColumn, fieldOf, fieldsOf, flagFromColumn, optionalFlagFromColumn, optionalFlagToColumn,
+} from './columns.ts';
 
 type FieldColumns = Omit<PortfoliosTable, 'id' | 'owner_id' | 'created_at' | 'updated_at'>;
 
@@ -32,11 +34,14 @@ function fieldsToColumns(fields: PortfolioFields): FieldColumns {
 }
 
 function toPortfolio(row: PortfolioRow): Portfolio {
-  const portfolio: Partial<Record<FieldOf<keyof PortfolioRow>, unknown>> = {};
-  for (const column of PORTFOLIO_COLUMNS) {
-    portfolio[fieldOf(column)] = FLAG_COLUMNS.has(column) ? optionalFlagFromColumn(row[column] as number | null) : row[column];
-  }
-  return portfolio as Portfolio;
+  return {
+    ...fieldsOf(row),
+    trader: optionalFlagFromColumn(row.trader),
+    disableAutomaticTransactions: flagFromColumn(row.disable_automatic_transactions),
+    applyCashAccountAdjustments: flagFromColumn(row.apply_cash_account_adjustments),
+    accountForDelayedCashTransactions: flagFromColumn(row.account_for_delayed_cash_transactions),
+    brokerEmailApiEnabled: flagFromColumn(row.broker_email_api_enabled),
+  };
 }
 
 export class KyselyPortfolioStore implements PortfolioStore {

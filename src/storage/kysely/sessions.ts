@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { NewAuditEvent, Session } from '../records.ts';
 import type { Database, StorageKind } from '../schema.ts';
 import type { SessionStore } from '../stores.ts';
-import { changedRows } from './columns.ts';
+import { changedRows, fieldsOf } from './columns.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 
 export class KyselySessionStore implements SessionStore {
@@ -28,14 +28,7 @@ export class KyselySessionStore implements SessionStore {
     const row = await this.db.selectFrom('sessions')
       .select(['id_hash', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'])
       .where('id_hash', '=', idHash).executeTakeFirst();
-    return row && {
-      idHash: row.id_hash,
-      userId: row.user_id,
-      csrfToken: row.csrf_token,
-      createdAt: row.created_at,
-      lastSeenAt: row.last_seen_at,
-      expiresAt: row.expires_at,
-    };
+    return row && fieldsOf(row);
   }
 
   async touchSession(idHash: string, now: number): Promise<void> {

@@ -2,7 +2,7 @@
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { WhereInterface } from 'kysely';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 /** The columns access and refresh tokens share: an AccessToken record's. */
 const TOKEN_COLUMNS = [
@@ -14,21 +14,11 @@ export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_CO
 type SharedColumns = Pick<AccessTokenRow, (typeof TOKEN_COLUMNS)[number]>;
 
 export function toAccessToken(row: SharedColumns): AccessToken {
-  return {
-    tokenHash: row.token_hash,
-    grantId: row.grant_id,
-    applicationId: row.application_id,
-    userId: row.user_id,
-    scope: scopeFromColumn(row.scope),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    originCodeHash: row.origin_code_hash,
-  };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
-  return { ...toAccessToken(row), rotatedAt: row.rotated_at };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 function sharedColumns(token: AccessToken): SharedColumns {

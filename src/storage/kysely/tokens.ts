@@ -35,10 +35,6 @@ export class KyselyTokenStore implements TokenStore {
     return this.write({ tokens, spends: { credential: 'authorizationCode', hash: codeHash }, now });
   }
 
-  /**
-   * An access token issued beside a refresh token (migration 0010) is revoked with
-   * it and gone with it; one whose grant is gone is not found either.
-   */
   async findAccessToken(tokenHash: string): Promise<AccessToken | undefined> {
     const row = await this.database.db.selectFrom('access_tokens as a')
       .innerJoin('grants as g', 'g.id', 'a.grant_id')
@@ -66,7 +62,6 @@ export class KyselyTokenStore implements TokenStore {
       .executeTakeFirst(), event));
   }
 
-  // Only rows no look-up can answer as live go, so no cache forgets anything.
   purgeExpired(_now: number, olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<PurgeCounts> {
     return purgeExpired(this.database, olderThan, betweenBatches);
   }

@@ -4,7 +4,7 @@ import type { AuthorizationCode } from '../records.ts';
 import type { AuthorizationCodeRow } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { lookingUpTogether } from './batches.ts';
-import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
@@ -25,18 +25,7 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
     await refusedWhenGone(() => this.database.db.insertInto('authorization_codes')
-      .values({
-        code_hash: code.codeHash,
-        grant_id: code.grantId,
-        application_id: code.applicationId,
-        user_id: code.userId,
-        redirect_uri: code.redirectUri,
-        scope: scopeToColumn(code.scope),
-        code_challenge: code.codeChallenge,
-        created_at: code.createdAt,
-        expires_at: code.expiresAt,
-        consumed_at: code.consumedAt,
-      })
+      .values({ ...columnsOf(code, CODE_COLUMNS), scope: scopeToColumn(code.scope) })
       .execute());
   }
 

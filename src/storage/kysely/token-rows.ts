@@ -2,7 +2,7 @@
 import type { AccessToken, RefreshToken } from '../records.ts';
 import type { WhereInterface } from 'kysely';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
-import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 /** The columns access and refresh tokens share: an AccessToken record's. */
 const TOKEN_COLUMNS = [
@@ -22,17 +22,7 @@ export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
 }
 
 function sharedColumns(token: AccessToken): SharedColumns {
-  return {
-    token_hash: token.tokenHash,
-    grant_id: token.grantId,
-    application_id: token.applicationId,
-    user_id: token.userId,
-    scope: scopeToColumn(token.scope),
-    created_at: token.createdAt,
-    expires_at: token.expiresAt,
-    revoked_at: token.revokedAt,
-    origin_code_hash: token.originCodeHash,
-  };
+  return { ...columnsOf(token, TOKEN_COLUMNS), scope: scopeToColumn(token.scope) };
 }
 
 /** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type BearerDeps, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
 import { OAuthError } from '../oauth/errors.ts';
-import type { AccessToken } from '../storage/records.ts';
+import type { AccessToken } from '../domain/records.ts';
 import type { Params } from './form-body.ts';
 
 declare module 'fastify' {

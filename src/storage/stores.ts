@@ -4,9 +4,9 @@
 // application can do takes the event (or a function building it from the new record).
 import type {
   AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
-  ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, Portfolio,
-  PortfolioFields, RefreshToken, Session, User, UserCredentials,
-} from './records.ts';
+  ConnectedApplication, Consent, CountedAttempt, Grant, NewApplication, NewAuditEvent, Portfolio,
+  PortfolioFields, RefreshToken, SecretReveal, Session, User, UserCredentials,
+} from '../domain/records.ts';
 import type { Pause } from '../platform/pacer.ts';
 
 export interface UserStore {
@@ -136,20 +136,6 @@ export interface LockoutPolicy {
   lockoutMs(failures: number): number;
 }
 
-export interface FailureCount {
-  failures: number;
-  /** When the key's lock ends, or null when it is not locked. */
-  lockedUntil: number | null;
-}
-
-/** A sign-in attempt counted as a failure before its password is checked. */
-export interface CountedAttempt extends FailureCount {
-  /** False when a lock was already in force: nothing was counted, and no password may be checked. */
-  allowed: boolean;
-  /** The key's lock before this attempt (null, or one that had ended), for `forgiveAttempt`. */
-  previousLockedUntil: number | null;
-}
-
 /** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
 export interface LoginThrottleStore {
   /** Counts one attempt as a failure and locks as `policy` says, unless a lock is in force: one atomic step. */
@@ -161,18 +147,6 @@ export interface LoginThrottleStore {
   clearFailures(key: string): Promise<void>;
   /** Deletes counters untouched since `olderThan` and not locked past it, in small batches. */
   forgetFailuresBefore(olderThan: number, betweenBatches?: Pause): Promise<number>;
-}
-
-/**
- * A client secret waiting to be shown once to the signed-in person who created or
- * rotated it. The row holds it sealed with a key only that person's browser has
- * (see src/accounts/secret-reveals.ts), never in plain text.
- */
-export interface SecretReveal {
-  sessionIdHash: string;
-  applicationId: number;
-  sealedSecret: string;
-  expiresAt: number;
 }
 
 /** Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash. */

@@ -21,7 +21,7 @@ import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import {
   accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, refreshTokenFor, revokeGrant, T0,
 } from './fixtures.ts';
-import type { Grant } from '../../src/storage/records.ts';
+import type { Grant } from '../../src/domain/records.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type {
   AccessToken, Application, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
-} from '../../src/storage/records.ts';
+} from '../../src/domain/records.ts';
 import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);

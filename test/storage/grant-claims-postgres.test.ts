@@ -10,7 +10,7 @@ import type { OpenDatabase } from '../../src/storage/database.ts';
 import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
-import type { AuthorizationCode, Grant } from '../../src/storage/records.ts';
+import type { AuthorizationCode, Grant } from '../../src/domain/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 import { TemporaryPostgresDatabase } from '../support/postgres-database.ts';

@@ -16,7 +16,7 @@ import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
-import type { AccessToken, Application, Grant } from '../../src/storage/records.ts';
+import type { AccessToken, Application, Grant } from '../../src/domain/records.ts';
 import type { IssuedTokens } from '../../src/storage/stores.ts';
 
 function rejectsWith(code: string) {

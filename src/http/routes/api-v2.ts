@@ -4,7 +4,7 @@ import { serializeOnePortfolio, serializePortfolioList } from '../../api/portfol
 import { serializeMyUser } from '../../api/user-serializer.ts';
 import type { BearerDeps } from '../../oauth/bearer.ts';
 import { OAuthError } from '../../oauth/errors.ts';
-import type { Portfolio } from '../../storage/records.ts';
+import type { Portfolio } from '../../domain/records.ts';
 import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
 import { bearerAuthentication } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';

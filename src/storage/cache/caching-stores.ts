@@ -2,7 +2,7 @@
 // two (the access token by hash, its user's portfolios) and the client look-up
 // every token, introspection and revocation request makes. The bearer API answers
 // from here without touching the database, which is what holds its benchmark row.
-import type { AccessToken, Application, Portfolio } from '../records.ts';
+import type { AccessToken, Application, Portfolio } from '../../domain/records.ts';
 import type { ApplicationStore, PortfolioStore, TokenStore } from '../stores.ts';
 import type { CachedKind, Changes } from './changes.ts';
 import { VersionedCache } from './versioned-cache.ts';

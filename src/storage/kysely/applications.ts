@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import type { Application, ApplicationChanges, NewApplication, NewAuditEvent } from '../records.ts';
+import type { Application, ApplicationChanges, NewApplication, NewAuditEvent, SecretReveal } from '../../domain/records.ts';
 import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
-import type { ApplicationStore, SecretReveal } from '../stores.ts';
+import type { ApplicationStore } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
 import { everyColumn, fieldsOf, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';

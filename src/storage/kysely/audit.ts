@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
+import type { AuditEvent, AuditEventType, NewAuditEvent } from '../../domain/records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
 import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';

@@ -1,6 +1,6 @@
 import type { OpenDatabase } from '../database.ts';
 import { refusedWhenGone } from '../errors.ts';
-import type { AuthorizationCode } from '../records.ts';
+import type { AuthorizationCode } from '../../domain/records.ts';
 import type { AuthorizationCodeRow } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { lookingUpTogether } from './batches.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import type { Consent, NewAuditEvent } from '../records.ts';
+import type { Consent, NewAuditEvent } from '../../domain/records.ts';
 import type { Database } from '../schema.ts';
 import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';

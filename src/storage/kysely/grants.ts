@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import { refusedWhenGone } from '../errors.ts';
-import type { ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
+import type { ConnectedApplication, Grant, NewAuditEvent } from '../../domain/records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';

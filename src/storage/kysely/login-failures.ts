@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
-import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
+import type { CountedAttempt } from '../../domain/records.ts';
+import type { LockoutPolicy, LoginThrottleStore } from '../stores.ts';
 import { deleteInBatches, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {

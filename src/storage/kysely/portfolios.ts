@@ -1,5 +1,5 @@
 import type { OpenDatabase } from '../database.ts';
-import type { Portfolio, PortfolioFields } from '../records.ts';
+import type { Portfolio, PortfolioFields } from '../../domain/records.ts';
 import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
 import { changing } from './changing.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { NewAuditEvent, Session } from '../records.ts';
+import type { NewAuditEvent, Session } from '../../domain/records.ts';
 import type { Database, StorageKind } from '../schema.ts';
 import type { SessionStore } from '../stores.ts';
 import { changedRows, columnsOf, fieldsOf } from './columns.ts';

@@ -1,5 +1,5 @@
 // Access and refresh tokens as records and as rows.
-import type { AccessToken, RefreshToken } from '../records.ts';
+import type { AccessToken, RefreshToken } from '../../domain/records.ts';
 import type { WhereInterface } from 'kysely';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
 import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';

@@ -1,6 +1,6 @@
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
-import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
+import type { AccessToken, NewAuditEvent, RefreshToken } from '../../domain/records.ts';
 import type { RefreshTokenRow } from '../schema.ts';
 import type { IssuedTokens, TokenStore } from '../stores.ts';
 import { recordIfChanged } from './audit.ts';

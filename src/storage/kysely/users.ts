@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { StorageConflictError, toStorageError } from '../errors.ts';
-import type { NewAuditEvent, User, UserCredentials } from '../records.ts';
+import type { NewAuditEvent, User, UserCredentials } from '../../domain/records.ts';
 import type { Database } from '../schema.ts';
 import { fieldsOf } from './columns.ts';
 import type { UserStore } from '../stores.ts';

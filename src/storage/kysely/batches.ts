@@ -1,12 +1,8 @@
-// Writes and look-ups that arrive in the same turn of the event loop, or while one
-// of their kind is under way, go together as the next batch: one transaction (on
-// SQLite one fsync, on PostgreSQL one round trip) serves many requests where each
-// had its own. Without it the token endpoint's rows fall far below their targets
-// on both databases. A lone request waits only for the next turn.
+// Writes and look-ups that arrive in the same turn of the event loop, or while one of
+// their kind is under way, go together as the next batch: one transaction (on SQLite
+// one fsync, on PostgreSQL one round trip) serves many requests, as the token
+// endpoint's throughput needs. A lone request waits only for the next turn.
 import { StorageUnavailableError, toStorageError } from '../errors.ts';
-
-/** Runs items together; one outcome per item, in order. */
-export type RunBatch<Item, Outcome> = (items: readonly Item[]) => Promise<Outcome[]>;
 
 interface Waiting<Item, Outcome> {
   item: Item;
@@ -29,7 +25,8 @@ export class Batches<Item, Outcome> {
    * a time, so that each carries as many items as it can.
    */
   constructor(
-    private readonly run: RunBatch<Item, Outcome>,
+    /** Runs items together; one outcome per item, in order. */
+    private readonly run: (items: readonly Item[]) => Promise<Outcome[]>,
     private readonly mayJoin: (item: Item, batch: readonly Item[]) => boolean = () => true,
   ) {}
 

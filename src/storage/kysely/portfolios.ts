@@ -4,7 +4,7 @@ import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
 import { changing } from './changing.ts';
 import {
-  changedRows, everyColumn, fieldOf, fieldsOf, flagFromColumn, optionalFlagFromColumn, optionalFlagToColumn,
+  changedRows, columnsOf, everyColumn, fieldsOf, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
 } from './columns.ts';
 
 type FieldColumns = Omit<PortfoliosTable, 'id' | 'owner_id' | 'created_at' | 'updated_at'>;
@@ -18,19 +18,15 @@ const FIELD_COLUMNS = everyColumn<FieldColumns>()([
 ]);
 const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([...FIELD_COLUMNS, 'id', 'owner_id', 'created_at', 'updated_at']);
 
-/** The booleans, stored as 0 or 1; only `trader` may be null. */
-const FLAG_COLUMNS: ReadonlySet<string> = new Set<keyof FieldColumns>([
-  'trader', 'disable_automatic_transactions', 'apply_cash_account_adjustments', 'account_for_delayed_cash_transactions',
-  'broker_email_api_enabled',
-]);
-
 function fieldsToColumns(fields: PortfolioFields): FieldColumns {
-  const columns: Partial<Record<keyof FieldColumns, unknown>> = {};
-  for (const column of FIELD_COLUMNS) {
-    const value = fields[fieldOf(column)];
-    columns[column] = FLAG_COLUMNS.has(column) ? optionalFlagToColumn(value as boolean | null) : value;
-  }
-  return columns as FieldColumns;
+  return {
+    ...columnsOf(fields, FIELD_COLUMNS),
+    trader: optionalFlagToColumn(fields.trader),
+    disable_automatic_transactions: flagToColumn(fields.disableAutomaticTransactions),
+    apply_cash_account_adjustments: flagToColumn(fields.applyCashAccountAdjustments),
+    account_for_delayed_cash_transactions: flagToColumn(fields.accountForDelayedCashTransactions),
+    broker_email_api_enabled: flagToColumn(fields.brokerEmailApiEnabled),
+  };
 }
 
 function toPortfolio(row: PortfolioRow): Portfolio {

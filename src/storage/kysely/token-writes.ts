@@ -15,14 +15,10 @@ import { writeInOneStatement } from './token-writes-postgres.ts';
 export type { TokenWrite } from './token-rules.ts';
 
 /** How stale a grant's last use may be before an issue records it again: the Connections page shows it to the minute. */
-export const LAST_USE_RESOLUTION_MS = 1000;
+const LAST_USE_RESOLUTION_MS = 1000;
 
-
-/**
- * Writes the grants' last use where what they hold is a second old. On PostgreSQL
- * the rows are taken in id order, as every other writer of several grants takes them.
- */
-export async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
+/** Writes the grants' last use; on PostgreSQL taking the rows in id order, as every writer of several grants does. */
+async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
   if (grantIds.length === 0) return;
   const stale = db.selectFrom('grants').select('id')
     .where('id', 'in', grantIds).where('revoked_at', 'is', null)

@@ -6,9 +6,6 @@ import {
   SqliteDriver, type SqliteStatement,
 } from 'kysely';
 
-/** How every transaction begins. */
-export const BEGIN = 'begin immediate';
-
 /** Distinct SQL texts kept prepared: Folio sends a few hundred at most, variable IN lists included. */
 const STATEMENT_CACHE_SIZE = 1000;
 
@@ -35,7 +32,7 @@ export class FolioSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     return new (class extends SqliteDriver {
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-        await connection.executeQuery(CompiledQuery.raw(BEGIN));
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
       }
     })(this.folioConfig);
   }

@@ -112,11 +112,10 @@ export class KyselyGrantStore implements GrantStore {
 async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, codeHash: string | null, now: number): Promise<void> {
   // A token from before tokens recorded their code (migration 0005) may belong to
   // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
-  if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
-  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
-  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
-    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
+  if (codeHash === null || await liveRefreshTokens(trx, grantId, now).where('origin_code_hash', 'is', null).executeTakeFirst()) {
+    return revokeGrantWith(trx, grantId, now);
+  }
+  await revokeTokensWith(trx, grantId, now, codeHash);
   // A grant left with nothing live ends, as revoking its one authorization always
   // ended it: the Connections page lists the applications that hold access.
   if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
@@ -125,21 +124,24 @@ async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, c
 async function revokeGrantWith(trx: Kysely<Database>, grantId: number, now: number): Promise<void> {
   await trx.updateTable('grants').set({ revoked_at: now })
     .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
-  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
-  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  await revokeTokensWith(trx, grantId, now);
   // A consumed code can no longer be redeemed, so this closes codes still in flight.
   await trx.updateTable('authorization_codes').set({ consumed_at: now })
     .where('grant_id', '=', grantId).where('consumed_at', 'is', null).execute();
 }
 
-async function holdsLiveRefreshTokenOfUnknownOrigin(trx: Kysely<Database>, grantId: number, now: number): Promise<boolean> {
-  const row = await trx.selectFrom('refresh_tokens').select('token_hash')
-    .where('grant_id', '=', grantId).where('origin_code_hash', 'is', null)
-    .where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
-    .limit(1).executeTakeFirst();
-  return row !== undefined;
+/** Revokes the grant's refresh tokens and the access tokens issued alone: of the authorization `originCodeHash`, or all. */
+async function revokeTokensWith(trx: Kysely<Database>, grantId: number, now: number, originCodeHash?: string): Promise<void> {
+  await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null)
+    .$if(originCodeHash !== undefined, (query) => query.where('origin_code_hash', '=', originCodeHash!)).execute();
+  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now })).where('grant_id', '=', grantId).where('revoked_at', 'is', null)
+    .$if(originCodeHash !== undefined, (query) => query.where('origin_code_hash', '=', originCodeHash!)).execute();
+}
+
+function liveRefreshTokens(trx: Kysely<Database>, grantId: number, now: number) {
+  return trx.selectFrom('refresh_tokens').select('token_hash')
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
+    .limit(1);
 }
 
 /**
@@ -152,10 +154,7 @@ async function holdsAnythingLive(trx: Kysely<Database>, grantId: number, now: nu
     .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('expires_at', '>', now)
     .limit(1).executeTakeFirst();
   if (access !== undefined) return true;
-  const refresh = await trx.selectFrom('refresh_tokens').select('token_hash')
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
-    .limit(1).executeTakeFirst();
-  if (refresh !== undefined) return true;
+  if (await liveRefreshTokens(trx, grantId, now).executeTakeFirst() !== undefined) return true;
   const code = await trx.selectFrom('authorization_codes').select('code_hash')
     .where('grant_id', '=', grantId).where('consumed_at', 'is', null).where('expires_at', '>', now)
     .limit(1).executeTakeFirst();

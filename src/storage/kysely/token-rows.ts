@@ -13,11 +13,8 @@ export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_CO
 
 type SharedColumns = Pick<AccessTokenRow, (typeof TOKEN_COLUMNS)[number]>;
 
-export function toAccessToken(row: SharedColumns): AccessToken {
-  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
-}
-
-export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
+/** An access token's record from its row, or with `rotated_at` a refresh token's. */
+export function toToken<Row extends SharedColumns>(row: Row) {
   return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 

@@ -7,7 +7,7 @@ import { recordIfChanged } from './audit.ts';
 import { lookingUpTogether } from './batches.ts';
 import { changing } from './changing.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
-import { REFRESH_TOKEN_COLUMNS, toAccessToken, toRefreshToken } from './token-rows.ts';
+import { REFRESH_TOKEN_COLUMNS, toToken } from './token-rows.ts';
 import { type TokenWrite, tokenWrites } from './token-writes.ts';
 
 export class KyselyTokenStore implements TokenStore {
@@ -46,12 +46,12 @@ export class KyselyTokenStore implements TokenStore {
       .where('a.token_hash', '=', tokenHash)
       .where((eb) => eb.or([eb('a.refresh_token_hash', 'is', null), eb('r.token_hash', 'is not', null)]))
       .executeTakeFirst();
-    return row && toAccessToken(row);
+    return row && toToken(row);
   }
 
   async findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined> {
     const row = await this.findRefreshTokenRow(tokenHash);
-    return row && toRefreshToken(row);
+    return row && toToken(row);
   }
 
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean> {

@@ -10,10 +10,7 @@ export class StorageConflictError extends Error {
   }
 }
 
-/**
- * Thrown when the browser session a write was for ended (signed out) before the write
- * committed; the write is undone. Pages answer as to a request without a session.
- */
+/** The browser session a write was for ended (signed out) before it committed; nothing is written. */
 export class SessionEndedError extends Error {
   constructor() {
     super('the session ended before the write committed');
@@ -22,10 +19,9 @@ export class SessionEndedError extends Error {
 }
 
 /**
- * Thrown when the application a write names was deleted (by its owner, in another
- * tab) after the request naming it was verified and before the write committed;
- * nothing is written. Its redirect URI is no longer registered, so the
- * authorization endpoint shows an error page instead of going there.
+ * The application a write names was deleted (by its owner, in another tab) after the
+ * request was verified and before the write committed; nothing is written. Its redirect
+ * URI is no longer registered, so the authorization endpoint shows an error page.
  */
 export class ApplicationGoneError extends Error {
   constructor() {

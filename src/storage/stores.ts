@@ -71,7 +71,7 @@ export interface TokenStore {
   saveTokens(tokens: IssuedTokens): Promise<boolean>;
   /** An access token issued beside a refresh token is revoked with it, and gone with it or its grant. */
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
-  /** The access token as findAccessToken would answer now, if this process holds it in memory; never reads the database. */
+  /** The access token as findAccessToken would answer now, if held in memory; never reads the database. */
   recallAccessToken?(tokenHash: string): AccessToken | undefined;
   findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
   /** Rotation: marks `previousHash` rotated, if it and its grant are live, and saves `next` with it; false, writing nothing, otherwise. */

@@ -5,7 +5,7 @@ import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, fieldsOf, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { holdSecretReveal } from './secret-reveals.ts';
 import { issuedAlone } from './token-rows.ts';
 
@@ -45,10 +45,7 @@ export class KyselyApplicationStore implements ApplicationStore {
   ): Promise<Application> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('applications').values({
-        owner_id: input.ownerId,
-        name: input.name,
-        client_id: input.clientId,
-        secret_hash: input.secretHash,
+        ...columnsOf(input, ['owner_id', 'name', 'client_id', 'secret_hash']),
         redirect_uris: JSON.stringify(input.redirectUris),
         confidential: flagToColumn(input.confidential),
         pkce_required: flagToColumn(input.pkceRequired),

@@ -30,10 +30,9 @@ export async function recordIfChanged(executor: Kysely<Database>, result: Parame
 }
 
 /**
- * The query behind listEventsForUser. Types that leave out routine token issues and
- * refreshes (the Activity page's) are found through the user's index, whose
- * condition the query states for SQLite's planner to use it; asking for those, or
- * for every type, reads the user's events from the whole table.
+ * The query behind listEventsForUser. Types without routine token issues and refreshes
+ * (the Activity page's) are found through the user's index, whose condition the query
+ * states for SQLite's planner to use it (migration 0009).
  */
 export function eventsOfUser(db: Kysely<Database>, userId: number, limit: number, types?: readonly AuditEventType[]) {
   const indexed = types !== undefined && types.every((type) => !(ROUTINE_EVENT_TYPES as readonly AuditEventType[]).includes(type));

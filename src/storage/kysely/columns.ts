@@ -46,7 +46,7 @@ export function fieldsOf<Row extends object>(row: Row): { [Column in keyof Row &
 }
 
 /** The values of `record` for `columns`, each read from its field; the caller encodes the columns that need it. */
-export function columnsOf<Column extends string, Fields extends Record<FieldOf<Column>, unknown>>(
+export function columnsOf<const Column extends string, Fields extends Record<FieldOf<Column>, unknown>>(
   record: Fields, columns: readonly Column[],
 ): { [Each in Column]: Fields[FieldOf<Each>] } {
   const values: Record<string, unknown> = {};

@@ -16,7 +16,6 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   // other's count, and a lock in force leaves the row as it is. On PostgreSQL the
   // upsert's row lock is held until the lock below is written, so a concurrent attempt
   // waits and then sees that lock; SQLite runs one transaction at a time.
-  // ON CONFLICT ... DO UPDATE reads the same in both dialects.
   async countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt> {
     return this.db.transaction().execute(async (trx) => {
       const inForce = sql<boolean>`(login_failures.locked_until is not null and login_failures.locked_until > ${now})`;

@@ -23,10 +23,10 @@ export interface BatchWritten {
 type GrantIds = number[] | Expression<number>;
 
 /**
- * The grants among `grantIds` that are live, with their last use. On PostgreSQL they are locked shared,
- * in id order, until the commit: a revocation takes its grant exclusively first,
- * so it waits for this write and then revokes what it wrote, or this write waits
- * and finds the grant revoked. SQLite runs one writer at a time.
+ * The live grants among `grantIds`, with their last use. On PostgreSQL they are locked
+ * shared, in id order, until the commit: a revocation takes its grant exclusively
+ * first, so it waits for this write and revokes what it wrote, or this write finds the
+ * grant revoked. SQLite runs one writer at a time.
  */
 export function liveGrants(db: Kysely<Database>, kind: StorageKind, grantIds: number[]) {
   return db.selectFrom('grants').select(['id', 'last_used_at'])

@@ -106,6 +106,13 @@ export interface SecretReveal {
   expiresAt: number;
 }
 
+/** The tokens of one issue, and its audit event: written together or not at all. */
+export interface IssuedTokens {
+  access: AccessToken;
+  refresh?: RefreshToken;
+  event?: NewAuditEvent;
+}
+
 export interface Session {
   idHash: string;
   userId: number;

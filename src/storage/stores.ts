@@ -4,7 +4,7 @@
 // application can do takes the event (or a function building it from the new record).
 import type {
   AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
-  ConnectedApplication, Consent, CountedAttempt, Grant, NewApplication, NewAuditEvent, Portfolio,
+  ConnectedApplication, Consent, CountedAttempt, Grant, IssuedTokens, NewApplication, NewAuditEvent, Portfolio,
   PortfolioFields, RefreshToken, SecretReveal, Session, User, UserCredentials,
 } from '../domain/records.ts';
 import type { Pause } from '../platform/pacer.ts';
@@ -58,12 +58,6 @@ export interface AuthorizationCodeStore {
   /** Throws ApplicationGoneError, with nothing saved, when the code's application (and so its grant) is gone. */
   saveAuthorizationCode(code: AuthorizationCode): Promise<void>;
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined>;
-}
-
-export interface IssuedTokens {
-  access: AccessToken;
-  refresh?: RefreshToken;
-  event?: NewAuditEvent;
 }
 
 export interface TokenStore {

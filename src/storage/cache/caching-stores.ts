@@ -4,7 +4,7 @@
 import type { AccessToken, Application, Portfolio } from '../../domain/records.ts';
 import type { ApplicationStore, PortfolioStore, TokenStore } from '../stores.ts';
 import type { CachedKind, Changes } from './changes.ts';
-import { VersionedCache } from './versioned-cache.ts';
+import { VersionedCache } from '../../platform/versioned-cache.ts';
 
 /** Entries held of each kind: a few MB at most. */
 export const CACHE_CAPACITY: Record<CachedKind, number> = { accessTokens: 4096, portfolios: 512, applications: 1024 };

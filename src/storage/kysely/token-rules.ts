@@ -4,7 +4,7 @@
 // wins (RFC 6749 §4.1.2, RFC 9700 §4.14.2).
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, StorageKind } from '../schema.ts';
-import type { IssuedTokens } from '../stores.ts';
+import type { IssuedTokens } from '../../domain/records.ts';
 
 export interface TokenWrite {
   tokens: IssuedTokens;

@@ -1,8 +1,8 @@
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
-import type { AccessToken, NewAuditEvent, RefreshToken } from '../../domain/records.ts';
+import type { AccessToken, IssuedTokens, NewAuditEvent, RefreshToken } from '../../domain/records.ts';
 import type { RefreshTokenRow } from '../schema.ts';
-import type { IssuedTokens, TokenStore } from '../stores.ts';
+import type { TokenStore } from '../stores.ts';
 import { recordIfChanged } from './audit.ts';
 import { lookingUpTogether } from './batches.ts';
 import { changing } from './changing.ts';

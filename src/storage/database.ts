@@ -13,7 +13,7 @@ export interface OpenDatabase {
   readonly changes: Changes;
   /** Applies pending migrations; safe to call on every start and from several instances at once. */
   migrate(): Promise<void>;
-  /** What in the database server's own settings works against Folio, one sentence each. */
+  /** What in the database server's own settings works against Folio, one sentence each; none on SQLite. */
   settingWarnings(): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -5,7 +5,8 @@
 // the columns the record lacks, or stores encoded, are spelled out.
 import type { Generated, Selectable } from 'kysely';
 import type {
-  AccessToken, Application, AuditEvent, AuthorizationCode, Consent, Grant, Portfolio, SecretReveal, Session, UserCredentials,
+  AccessToken, Application, AuditEvent, AuthorizationCode, Consent, FailureCount, Grant, Portfolio, SecretReveal, Session,
+  UserCredentials,
 } from '../domain/records.ts';
 
 type Flag = number;
@@ -89,10 +90,8 @@ export interface PortfoliosTable extends Columns<Omit<Portfolio, 'id' | Portfoli
 }
 
 /** Per-account and per-address sign-in lockouts; read and written by the login rate limiter. */
-export interface LoginFailuresTable {
+export interface LoginFailuresTable extends Columns<FailureCount> {
   key: string;
-  failures: number;
-  locked_until: Millis | null;
   updated_at: Millis;
 }
 

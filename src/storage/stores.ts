@@ -8,6 +8,7 @@ import type {
   PortfolioFields, RefreshToken, SecretReveal, Session, User, UserCredentials,
 } from '../domain/records.ts';
 import type { Pause } from '../platform/pacer.ts';
+import type { OpenDatabase } from './database.ts';
 
 export interface UserStore {
   createUser(input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent): Promise<User>;
@@ -162,7 +163,6 @@ export interface Storage {
   loginThrottle: LoginThrottleStore;
   secretReveals: SecretRevealStore;
   devices: DeviceStore;
-  /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
   /** Whether cached reads may be answered from memory: on PostgreSQL only while other instances' changes are heard. */
   readsFromMemory(): boolean;
@@ -171,9 +171,4 @@ export interface Storage {
 }
 
 /** Storage as the process opens it (open.ts): with its migrations and its database server's advice. */
-export interface OpenedStorage extends Storage {
-  /** Applies pending migrations; safe to call on every start. */
-  migrate(): Promise<void>;
-  /** What in the database server's own settings works against Folio, one sentence each; none on SQLite. */
-  settingWarnings(): Promise<string[]>;
-}
+export type OpenedStorage = Storage & Pick<OpenDatabase, 'migrate' | 'settingWarnings'>;

@@ -36,14 +36,10 @@ const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
 export class KyselyApplicationStore implements ApplicationStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  private get db() {
-    return this.database.db;
-  }
-
   createApplication(
     input: NewApplication, now: number, event: (application: Application) => NewAuditEvent, reveal?: (application: Application) => SecretReveal,
   ): Promise<Application> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.database.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('applications').values({
         ...columnsOf(input, ['owner_id', 'name', 'client_id', 'secret_hash']),
         redirect_uris: JSON.stringify(input.redirectUris),
@@ -61,17 +57,17 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId).executeTakeFirst();
+    const row = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async findApplicationById(id: number): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async listApplicationsOwnedBy(ownerId: number): Promise<Application[]> {
-    const rows = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS)
+    const rows = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS)
       .where('owner_id', '=', ownerId)
       .orderBy('id')
       .execute();
@@ -111,13 +107,11 @@ export class KyselyApplicationStore implements ApplicationStore {
     return changing(this.database, ['applications', 'accessTokens'], async (trx) => {
       const grantsOfIt = trx.selectFrom('grants').select('id')
         .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId));
-      // PostgreSQL: the cascade would take the grants' rows in an order of its own,
-      // and a batch of token writes holds several, taken in id order
-      // (token-writes.ts): taken in that order here first, the two cannot each hold
-      // a row the other waits for. SQLite has one writer.
+      // PostgreSQL: the cascade would lock the grants in an order of its own, and a batch
+      // of token writes holds several in id order (token-writes.ts): taken in that order
+      // here first, neither can hold a row the other waits for.
       if (this.database.kind === 'postgres') await grantsOfIt.orderBy('id').forUpdate().execute();
-      // Access tokens issued alone no longer cascade from their grant (migration
-      // 0010); the others end with their refresh tokens, which do.
+      // Access tokens issued alone do not cascade from their grant (migration 0010); the rest go with their refresh tokens.
       await issuedAlone(trx.deleteFrom('access_tokens')).where('grant_id', 'in', grantsOfIt).execute();
       const result = await trx.deleteFrom('applications')
         .where('id', '=', id)

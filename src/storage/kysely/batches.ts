@@ -19,10 +19,9 @@ export class Batches<Item, Outcome> {
   private starting = false;
 
   /**
-   * `mayJoin` may keep an item out of a batch that already holds others; it goes
-   * in a later one (two requests spending one refresh token must not share a batch:
-   * both would see it spent by that batch's own UPDATE). One batch is under way at
-   * a time, so that each carries as many items as it can.
+   * `mayJoin` may keep an item out of a batch that holds others, for a later one: two
+   * requests spending one refresh token would both see it spent by the batch's own
+   * UPDATE. One batch is under way at a time, so that each carries as many as it can.
    */
   constructor(
     /** Runs items together; one outcome per item, in order. */
@@ -69,10 +68,9 @@ export class Batches<Item, Outcome> {
   }
 
   /**
-   * Each item hears its own outcome. When a batch fails, each of its items runs
-   * again alone, so one that cannot be written fails alone; unless the database is
-   * unavailable, which no item caused, and run again each would only wait out
-   * another query timeout before failing the same way.
+   * Each item hears its own outcome. When a batch fails, each of its items runs again
+   * alone, so one that cannot be written fails alone; unless the database is
+   * unavailable, when each would only wait out another timeout to fail the same way.
    */
   private async settle(batch: Waiting<Item, Outcome>[]): Promise<void> {
     try {

@@ -66,10 +66,7 @@ export function scopeUnion(current: readonly string[], requested: readonly strin
   return [...current, ...requested.filter((item) => !current.includes(item))];
 }
 
-/**
- * The column names given, checked by the compiler to be every column of `Row`:
- * queries name their columns rather than select `*` (postgres/postgres-database.ts says why).
- */
+/** The column names given, checked to be every column of `Row`: queries never select `*` (postgres-database.ts). */
 export function everyColumn<Row>() {
   return <const Columns extends readonly (keyof Row & string)[]>(
     columns: Columns & (Exclude<keyof Row, Columns[number]> extends never ? unknown : { missing: Exclude<keyof Row, Columns[number]> }),

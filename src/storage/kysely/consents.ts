@@ -18,12 +18,8 @@ export async function forgetConsentWith(executor: Kysely<Database>, userId: numb
 export class KyselyConsentStore implements ConsentStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  private get db() {
-    return this.database.db;
-  }
-
   async findConsent(userId: number, applicationId: number): Promise<Consent | undefined> {
-    const row = await this.db.selectFrom('consents').select(['user_id', 'application_id', 'scope', 'created_at'])
+    const row = await this.database.db.selectFrom('consents').select(['user_id', 'application_id', 'scope', 'created_at'])
       .where('user_id', '=', userId)
       .where('application_id', '=', applicationId)
       .executeTakeFirst();
@@ -32,7 +28,7 @@ export class KyselyConsentStore implements ConsentStore {
 
   async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {
     const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
-    await refusedWhenGone(() => this.db.transaction().execute(async (trx) => {
+    await refusedWhenGone(() => this.database.db.transaction().execute(async (trx) => {
       await trx.insertInto('consents')
         .values(values)
         .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
@@ -43,7 +39,7 @@ export class KyselyConsentStore implements ConsentStore {
   }
 
   async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.db.transaction().execute(async (trx) => {
       // The denial is sent to the application's redirect URI, which must still be
       // registered (RFC 6749 §4.1.2.1). A deletion waits for this transaction: on
       // PostgreSQL for the key-share lock, on SQLite for the write lock that every

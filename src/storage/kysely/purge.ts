@@ -18,12 +18,10 @@ export type PurgeCounts = Awaited<ReturnType<TokenStore['purgeExpired']>>;
 
 /**
  * Deletes the rows `batch` picks (at most `limit` each time) until a batch comes up
- * short. On PostgreSQL a batch takes only rows no transaction holds and leaves the rest to
- * the next purge: waiting for them could deadlock with a revocation, which locks a
- * grant's tokens, expired ones included, in an order of its own. The DELETE then
- * finds the rows it locked by their addresses (a Tid Scan); matched by key, the
- * planner joined large batches against a scan of the whole table, which kept the
- * bearer GET during a purge below its target. SQLite looks each key up instead.
+ * short. On PostgreSQL a batch skips rows a transaction holds: waiting for them could
+ * deadlock with a revocation, which locks a grant's tokens in an order of its own. The
+ * DELETE finds the rows it locked by their addresses (a Tid Scan): matched by key, the
+ * planner scanned the whole table for large batches. SQLite looks each key up.
  */
 export async function deleteInBatches<Table extends keyof Database>(
   { db, kind }: OpenDatabase, betweenBatches: Pause, table: Table, key: string & keyof Database[Table],

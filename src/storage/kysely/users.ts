@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { StorageConflictError, toStorageError } from '../errors.ts';
 import type { NewAuditEvent, User, UserCredentials } from '../../domain/records.ts';
 import type { Database } from '../schema.ts';
-import { fieldsOf } from './columns.ts';
+import { columnsOf, fieldsOf } from './columns.ts';
 import type { UserStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 
@@ -22,13 +22,7 @@ export class KyselyUserStore implements UserStore {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('users')
-          .values({
-            email: normalizeEmail(input.email),
-            name: input.name,
-            password_hash: input.passwordHash,
-            created_at: input.now,
-            updated_at: input.now,
-          })
+          .values({ ...columnsOf(input, ['name', 'password_hash']), email: normalizeEmail(input.email), created_at: input.now, updated_at: input.now })
           .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow();
         const user = fieldsOf(row);

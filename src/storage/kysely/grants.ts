@@ -20,17 +20,13 @@ function toGrant(row: GrantRow): Grant {
 const GRANT_COLUMNS = everyColumn<GrantRow>()(['id', 'user_id', 'application_id', 'scope', 'created_at', 'last_used_at', 'revoked_at']);
 
 export class KyselyGrantStore implements GrantStore {
-  private readonly db: Kysely<Database>;
-
-  constructor(private readonly database: OpenDatabase) {
-    this.db = database.db;
-  }
+  constructor(private readonly database: OpenDatabase) {}
 
   // No transaction: the partial unique index on live grants decides concurrent inserts,
   // and a scope widening only applies if nobody changed the scope since it was read.
   async findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant> {
     for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt++) {
-      const active = await this.db.selectFrom('grants').select(GRANT_COLUMNS)
+      const active = await this.database.db.selectFrom('grants').select(GRANT_COLUMNS)
         .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null)
         .executeTakeFirst();
       const settled = active ? await this.widenScope(active, scope) : await this.insertActive(userId, applicationId, scope, now);
@@ -43,7 +39,7 @@ export class KyselyGrantStore implements GrantStore {
     const current = scopeFromColumn(active.scope);
     const wanted = scopeUnion(current, requested);
     if (wanted.length === current.length) return active;
-    return this.db.updateTable('grants')
+    return this.database.db.updateTable('grants')
       .set({ scope: scopeToColumn(wanted) })
       .where('id', '=', active.id)
       .where('scope', '=', active.scope)
@@ -53,7 +49,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   private insertActive(userId: number, applicationId: number, scope: string[], now: number): Promise<GrantRow | undefined> {
-    return refusedWhenGone(() => this.db.insertInto('grants')
+    return refusedWhenGone(() => this.database.db.insertInto('grants')
       .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
       .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
       .returning(GRANT_COLUMNS)
@@ -61,7 +57,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async findGrant(id: number): Promise<Grant | undefined> {
-    const row = await this.db.selectFrom('grants').select(GRANT_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.database.db.selectFrom('grants').select(GRANT_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toGrant(row);
   }
 
@@ -87,7 +83,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async listConnectedApplications(userId: number): Promise<ConnectedApplication[]> {
-    const rows = await this.db.selectFrom('grants')
+    const rows = await this.database.db.selectFrom('grants')
       .innerJoin('applications', 'applications.id', 'grants.application_id')
       .innerJoin('users as owners', 'owners.id', 'applications.owner_id')
       .select([

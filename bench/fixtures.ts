@@ -11,7 +11,7 @@ import type { OpenDatabase } from '../src/storage/database.ts';
 import { deleteInBatches } from '../src/storage/kysely/purge.ts';
 import { createStorage } from '../src/storage/kysely/storage.ts';
 import type { OpenedStorage } from '../src/storage/open.ts';
-import type { OwnedApplication } from '../src/storage/records.ts';
+import type { OwnedApplication } from '../src/domain/records.ts';
 import { openPostgres } from '../src/storage/postgres/postgres-database.ts';
 import { openSqlite } from '../src/storage/sqlite/sqlite-database.ts';
 import type { Database, StorageKind } from '../src/storage/schema.ts';

@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { validateRedirectUri } from '../platform/redirect-uris.ts';
 import { generateClientId, generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { Application, AuditEventType, NewAuditEvent, OwnedApplication } from '../storage/records.ts';
+import type { Application, AuditEventType, NewAuditEvent, OwnedApplication } from '../domain/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { AccountError } from './errors.ts';
 import { hasUnsafeCharacters } from './names.ts';

@@ -6,7 +6,8 @@
 // who locks the account for unknown devices does not lock out its owner.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Clock } from '../platform/clock.ts';
-import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
+import type { CountedAttempt } from '../domain/records.ts';
+import type { LockoutPolicy, LoginThrottleStore } from '../storage/stores.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,7 +9,8 @@ import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { seal, unseal } from '../platform/sealing.ts';
 import { hashCredential } from '../platform/secrets.ts';
-import type { SecretReveal, Storage } from '../storage/stores.ts';
+import type { SecretReveal } from '../domain/records.ts';
+import type { Storage } from '../storage/stores.ts';
 
 /** Seals an application's new secret for its one showing. */
 export type SecretRevealer = (applicationId: number, secret: string) => SecretReveal;

@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.ts';
 import { type PasswordCost, hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from '../platform/password.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
-import type { AuditEventType, NewAuditEvent, User } from '../storage/records.ts';
+import type { AuditEventType, NewAuditEvent, User } from '../domain/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 

@@ -1,7 +1,7 @@
 // Creating people, shared by the CLI, the demo seed and (later) sign-up.
 import type { Clock } from '../platform/clock.ts';
 import { type PasswordCost, hashPassword } from '../platform/password.ts';
-import type { User } from '../storage/records.ts';
+import type { User } from '../domain/records.ts';
 import { type Storage } from '../storage/stores.ts';
 import { StorageConflictError } from '../storage/errors.ts';
 import { AccountError } from './errors.ts';

@@ -1,5 +1,5 @@
 // Portfolio records in the Sharesight v2 shape (DESIGN §5).
-import type { Portfolio } from '../storage/records.ts';
+import type { Portfolio } from '../domain/records.ts';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

@@ -1,4 +1,4 @@
-import type { User } from '../storage/records.ts';
+import type { User } from '../domain/records.ts';
 
 export function serializeMyUser(user: User, baseUrl: string) {
   return {

@@ -6,7 +6,7 @@ import { AccountError } from '../accounts/errors.ts';
 import * as users from '../accounts/users.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
-import type { OwnedApplication, User } from '../storage/records.ts';
+import type { OwnedApplication, User } from '../domain/records.ts';
 import type { Storage } from '../storage/stores.ts';
 import { CliError } from './errors.ts';
 

@@ -1,6 +1,6 @@
 // The demo account. Its password is public on purpose: demo data is never
 // seeded when FOLIO_ENV is production.
-import type { PortfolioFields } from '../storage/records.ts';
+import type { PortfolioFields } from '../domain/records.ts';
 import { OOB_REDIRECT_URI } from '../platform/redirect-uris.ts';
 import { portfolioFields } from './portfolio-fields.ts';
 

@@ -1,6 +1,6 @@
 // Sensible defaults for a new portfolio from its market: the financial year,
 // time zone and currency a person in that country would expect.
-import type { PortfolioFields } from '../storage/records.ts';
+import type { PortfolioFields } from '../domain/records.ts';
 
 interface Market { currency: string; financialYearEnd: string; tzName: string }
 

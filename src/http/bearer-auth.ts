@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { type BearerDeps, requireAudience, requireScope, verifyAccessToken } from '../oauth/bearer.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { ProtectedResource } from '../oauth/resources.ts';
-import type { AccessToken } from '../storage/records.ts';
+import type { AccessToken } from '../domain/records.ts';
 import type { Params } from './form-body.ts';
 
 declare module 'fastify' {

@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
-import type { NewAuditEvent, Session, User } from '../storage/records.ts';
+import type { NewAuditEvent, Session, User } from '../domain/records.ts';
 import type { SessionStore, UserStore } from '../storage/stores.ts';
 
 export const SESSION_COOKIE = 'folio_session';

@@ -4,7 +4,7 @@
 import * as z from 'zod/v4';
 import { serializeOnePortfolio, serializePortfolioList } from '../api/portfolio-serializer.ts';
 import { serializeMyUser } from '../api/user-serializer.ts';
-import type { Portfolio } from '../storage/records.ts';
+import type { Portfolio } from '../domain/records.ts';
 import type { PortfolioStore, UserStore } from '../storage/stores.ts';
 import { myUserOutput, onePortfolioOutput, portfolioListOutput } from './output-schemas.ts';
 

@@ -1,7 +1,7 @@
 // RFC 6749 §4.1.1 authorization request, validated as ordered steps. Client
 // and redirect URI come first: until both are verified an error is shown on a
 // page and never sent to the (unverified) redirect URI (§4.1.2.1).
-import type { Application } from '../storage/records.ts';
+import type { Application } from '../domain/records.ts';
 import type { ApplicationStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
 import { readCodeChallenge } from './pkce.ts';

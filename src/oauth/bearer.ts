@@ -1,7 +1,7 @@
 // RFC 6750 bearer token verification for the API and token info.
 import type { Clock } from '../platform/clock.ts';
 import { hasCredentialShape, hashCredential, isWellFormedCredential } from '../platform/secrets.ts';
-import type { AccessToken } from '../storage/records.ts';
+import type { AccessToken } from '../domain/records.ts';
 import type { TokenStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
 import { type ProtectedResource, isAudience } from './resources.ts';

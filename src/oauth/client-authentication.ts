@@ -1,7 +1,7 @@
 // Client authentication at the token, revocation and introspection endpoints
 // (RFC 6749 §2.3). The HTTP layer extracts what was presented; this decides.
 import { hasCredentialShape, hashCredential, hashesEqual } from '../platform/secrets.ts';
-import type { Application } from '../storage/records.ts';
+import type { Application } from '../domain/records.ts';
 import type { ApplicationStore } from '../storage/stores.ts';
 import { OAuthError } from './errors.ts';
 

@@ -6,7 +6,7 @@ import type { DocumentCache } from '../platform/document-cache.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { DocumentFetchError, type FetchedDocument } from '../platform/safe-fetch.ts';
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { Application } from '../storage/records.ts';
+import type { Application } from '../domain/records.ts';
 import type { ApplicationStore } from '../storage/stores.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { ClientMetadata } from './client-metadata.ts';

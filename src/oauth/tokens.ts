@@ -2,7 +2,7 @@
 import type { Clock } from '../platform/clock.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
-import type { IssuedTokens } from '../storage/stores.ts';
+import type { IssuedTokens } from '../domain/records.ts';
 import { lifetimes } from './lifetimes.ts';
 import { formatScope, sameScope } from './scopes.ts';
 

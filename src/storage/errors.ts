@@ -1,7 +1,6 @@
-// The errors storage throws, and the one place that reads driver errors: it turns
-// them into the two storage errors callers act on, a conflict (a unique value already
-// taken) and unavailability (routes answer 503), and turns a foreign key's refusal
-// into the error a store names for the row that went (refusedWhenGone, unlessApplicationGone).
+// The errors storage throws, and the one place that reads driver errors: a conflict
+// (a unique value already taken), unavailability (routes answer 503), and a foreign
+// key's refusal as the error for the row that went (refusedWhenGone).
 
 /** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
 export class StorageConflictError extends Error {
@@ -11,10 +10,7 @@ export class StorageConflictError extends Error {
   }
 }
 
-/**
- * Thrown when the browser session a write was for ended (signed out) before the write
- * committed; the write is undone. Pages answer as to a request without a session.
- */
+/** The browser session a write was for ended (signed out) before it committed; nothing is written. */
 export class SessionEndedError extends Error {
   constructor() {
     super('the session ended before the write committed');
@@ -23,10 +19,9 @@ export class SessionEndedError extends Error {
 }
 
 /**
- * Thrown when the application a write names was deleted (by its owner, in another
- * tab) after the request naming it was verified and before the write committed;
- * nothing is written. Its redirect URI is no longer registered, so the
- * authorization endpoint shows an error page instead of going there.
+ * The application a write names was deleted (by its owner, in another tab) after the
+ * request was verified and before the write committed; nothing is written. Its redirect
+ * URI is no longer registered, so the authorization endpoint shows an error page.
  */
 export class ApplicationGoneError extends Error {
   constructor() {
@@ -46,8 +41,9 @@ export class StorageUnavailableError extends Error {
 interface DriverError {
   code?: unknown;
   message?: unknown;
-  detail?: unknown;
 }
+
+const UNIQUE_VIOLATIONS = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 const UNAVAILABLE_NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH',
@@ -67,36 +63,20 @@ const UNAVAILABLE_MESSAGES = [
   'driver has already been destroyed',
 ];
 
-/** A foreign key refused a row: the row it names is gone. */
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as DriverError).code : undefined;
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
 /**
  * Runs `write`, turning a foreign key's refusal into `gone()`: the error for the one
- * parent of the row that can have gone since the request was read.
+ * parent of the row that can have gone since the request was read. By default the
+ * application, for rows whose parents can go only with one: users are never deleted,
+ * and grants (and their consents and codes) go in the cascade from their application.
  */
-export async function refusedWhenGone<T>(write: () => Promise<T>, gone: () => Error): Promise<T> {
+export async function refusedWhenGone<T>(write: () => Promise<T>, gone: () => Error = () => new ApplicationGoneError()): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw gone();
+    const code = (error as DriverError | undefined)?.code;
+    if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw gone();
     throw error;
   }
-}
-
-/**
- * `write`, a foreign key's refusal reported as ApplicationGoneError. Only for rows
- * whose parents can go only with an application: users are never deleted, and
- * grants (and their consents and codes) go in the cascade from their application.
- */
-export function unlessApplicationGone<T>(write: () => Promise<T>): Promise<T> {
-  return refusedWhenGone(write, () => new ApplicationGoneError());
-}
-
-function isUniqueViolation(error: DriverError): boolean {
-  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 function isUnavailable(error: DriverError): boolean {
@@ -108,20 +88,11 @@ function isUnavailable(error: DriverError): boolean {
   return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
 }
 
-/** Which column a unique violation was about, e.g. "email" or "client_id". */
-function conflictingColumns(error: DriverError): string {
-  const pg = typeof error.detail === 'string' ? /^Key \(([^)]+)\)=/.exec(error.detail) : null;
-  if (pg?.[1]) return pg[1];
-  const sqlite = typeof error.message === 'string' ? /constraint failed: (.+)$/.exec(error.message) : null;
-  if (sqlite?.[1]) return sqlite[1].split(', ').map((column) => column.split('.').pop()).join(', ');
-  return 'record';
-}
-
 export function toStorageError(error: unknown): unknown {
   if (error instanceof StorageConflictError || error instanceof StorageUnavailableError) return error;
   if (typeof error !== 'object' || error === null) return error;
   const driverError = error as DriverError;
-  if (isUniqueViolation(driverError)) return new StorageConflictError(conflictingColumns(driverError));
+  if (UNIQUE_VIOLATIONS.has(String(driverError.code))) return new StorageConflictError('record');
   // AggregateError: node-postgres may report every address it tried (IPv4 and IPv6).
   if (error instanceof AggregateError && error.errors.some((inner) => isUnavailable(inner ?? {}))) {
     return new StorageUnavailableError(error);

@@ -2,18 +2,15 @@
 // `sqlite::memory:`, or a postgres:// URL. Only the driver in use is loaded: each
 // weighs megabytes of resident memory.
 import type { OpenDatabase } from './database.ts';
+import type { PostgresOptions } from './postgres/postgres-database.ts';
 import { createStorage } from './kysely/storage.ts';
 import type { OpenedStorage } from './stores.ts';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 const SQLITE_PREFIX = 'sqlite:';
 
-export interface OpenOptions {
-  /** PostgreSQL connections at most (FOLIO_DATABASE_POOL_SIZE); SQLite has one. */
-  poolSize?: number;
-  /** PostgreSQL: told when other instances' changes can be heard (true) and when they cannot (false). */
-  onChangeNotices?: (listening: boolean) => void;
-}
+/** Options for PostgreSQL; SQLite has one connection and hears every change. */
+export type OpenOptions = Pick<PostgresOptions, 'poolSize' | 'onChangeNotices'>;
 
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<OpenDatabase> {
   if (POSTGRES_URL.test(databaseUrl)) {

@@ -1,95 +1,60 @@
 // Row shapes as the database holds them. Booleans are 0/1 integers in both
 // dialects (better-sqlite3 cannot bind booleans) and times are bigint Unix
-// milliseconds, read back as JS numbers.
-import type { Generated, Insertable, Selectable } from 'kysely';
+// milliseconds, read back as JS numbers. A table holds its record's fields as
+// columns named in snake case (kysely/columns.ts reads and writes them so); only
+// the columns the record lacks, or stores encoded, are spelled out.
+import type { Generated, Selectable } from 'kysely';
+import type {
+  AccessToken, Application, AuditEvent, AuthorizationCode, Consent, FailureCount, Grant, Portfolio, SecretReveal, Session,
+  UserCredentials,
+} from '../domain/records.ts';
 
 type Flag = number;
 type Millis = number;
 
-export interface UsersTable {
+/** `createdAt` → `created_at`. */
+type ColumnOf<Field extends string> = Field extends `${infer First}${infer Rest}`
+  ? `${First extends Lowercase<First> ? First : `_${Lowercase<First>}`}${ColumnOf<Rest>}`
+  : Field;
+
+/** The record's fields as columns. */
+type Columns<Fields> = { [Field in keyof Fields & string as ColumnOf<Field>]: Fields[Field] };
+
+export interface UsersTable extends Columns<Omit<UserCredentials, 'id'>> {
   id: Generated<number>;
-  email: string;
-  name: string;
-  password_hash: string;
-  created_at: Millis;
   updated_at: Millis;
 }
 
-export interface ApplicationsTable {
+export interface ApplicationsTable extends Columns<Omit<Application, 'id' | 'redirectUris' | 'confidential' | 'pkceRequired' | 'scopes'>> {
   id: Generated<number>;
-  /** Null for a client no person registered. */
-  owner_id: number | null;
-  name: string;
-  client_id: string;
-  secret_hash: string;
   /** JSON array of strings. */
   redirect_uris: string;
   confidential: Flag;
   pkce_required: Flag;
   /** Space-separated, as in OAuth's `scope` parameter. */
   scopes: string;
-  created_at: Millis;
-  updated_at: Millis;
-  /** ClientRegistration; added by migration 0016. */
-  registration: Generated<string>;
 }
 
-export interface GrantsTable {
+export interface GrantsTable extends Columns<Omit<Grant, 'id' | 'scope'>> {
   id: Generated<number>;
-  user_id: number;
-  application_id: number;
   scope: string;
-  created_at: Millis;
-  last_used_at: Millis | null;
-  revoked_at: Millis | null;
 }
 
-export interface AuthorizationCodesTable {
-  code_hash: string;
-  grant_id: number;
-  application_id: number;
-  user_id: number;
-  redirect_uri: string;
+export interface AuthorizationCodesTable extends Columns<Omit<AuthorizationCode, 'scope'>> {
   scope: string;
-  code_challenge: string | null;
-  created_at: Millis;
-  expires_at: Millis;
-  consumed_at: Millis | null;
-  /** Migration 0015: the RFC 8707 resource the code was issued for; null when none was asked. */
-  resource: string | null;
 }
 
-export interface AccessTokensTable {
-  token_hash: string;
-  grant_id: number;
-  application_id: number;
-  user_id: number;
+export interface AccessTokensTable extends Columns<Omit<AccessToken, 'scope'>> {
   scope: string;
-  created_at: Millis;
-  expires_at: Millis;
-  revoked_at: Millis | null;
-  /** Migration 0005: the hash of the authorization code the token descends from; null for client_credentials. */
-  origin_code_hash: string | null;
-  /**
-   * Migration 0010: the refresh token issued beside this one, whose revocation or
-   * deletion ends it too; null for client_credentials tokens and those issued before.
-   */
+  /** The refresh token issued beside this one, whose revocation or deletion ends it too (migration 0010). */
   refresh_token_hash: string | null;
-  /** Migration 0015: the RFC 8707 resource (audience) of the token; null when issued without one. */
-  resource: string | null;
 }
 
 export interface RefreshTokensTable extends Omit<AccessTokensTable, 'refresh_token_hash'> {
   rotated_at: Millis | null;
 }
 
-export interface SessionsTable {
-  id_hash: string;
-  user_id: number;
-  csrf_token: string;
-  created_at: Millis;
-  last_seen_at: Millis;
-  expires_at: Millis;
+export interface SessionsTable extends Columns<Session> {
   /** An out-of-band authorization's code, sealed for this session, waiting to be shown once. */
   native_code: string | null;
   native_code_expires_at: Millis | null;
@@ -102,68 +67,36 @@ export interface TrustedDevicesTable {
   last_used_at: Millis;
 }
 
-export interface ConsentsTable {
-  user_id: number;
-  application_id: number;
+export interface ConsentsTable extends Columns<Omit<Consent, 'scope'>> {
   scope: string;
-  created_at: Millis;
 }
 
-export interface AuditEventsTable {
+export interface AuditEventsTable extends Columns<Omit<AuditEvent, 'id' | 'type' | 'detail'>> {
   id: Generated<number>;
   type: string;
-  user_id: number | null;
-  application_id: number | null;
-  ip: string | null;
   /** JSON object. */
   detail: string;
-  created_at: Millis;
 }
 
-export interface PortfoliosTable {
+type PortfolioFlags = 'trader' | 'disableAutomaticTransactions' | 'applyCashAccountAdjustments' | 'accountForDelayedCashTransactions' | 'brokerEmailApiEnabled';
+
+export interface PortfoliosTable extends Columns<Omit<Portfolio, 'id' | PortfolioFlags>> {
   id: Generated<number>;
-  owner_id: number;
-  name: string;
-  currency_code: string;
-  country_code: string;
-  financial_year_end: string;
-  inception_date: string;
-  tz_name: string;
-  default_sale_allocation_method: string;
-  cg_discount: string | null;
-  rwtr_rate: number | null;
   trader: Flag | null;
   disable_automatic_transactions: Flag;
-  tax_entity_type: string | null;
-  interest_method: string;
   apply_cash_account_adjustments: Flag;
-  buy_trade_settlement_delay: number | null;
-  sell_trade_settlement_delay: number | null;
   account_for_delayed_cash_transactions: Flag;
-  trade_sync_cash_account_id: number | null;
-  payout_sync_cash_account_id: number | null;
   broker_email_api_enabled: Flag;
-  broker_email_key: string | null;
-  external_identifier: string | null;
-  created_at: Millis;
-  updated_at: Millis;
 }
 
 /** Per-account and per-address sign-in lockouts; read and written by the login rate limiter. */
-export interface LoginFailuresTable {
+export interface LoginFailuresTable extends Columns<FailureCount> {
   key: string;
-  failures: number;
-  locked_until: Millis | null;
   updated_at: Millis;
 }
 
 /** Secrets sealed for one display (SecretRevealStore). */
-export interface SecretRevealsTable {
-  session_id_hash: string;
-  application_id: number;
-  sealed_secret: string;
-  expires_at: Millis;
-}
+export type SecretRevealsTable = Columns<SecretReveal>;
 
 export interface Database {
   users: UsersTable;
@@ -187,9 +120,7 @@ export type GrantRow = Selectable<GrantsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
-export type SessionRow = Selectable<SessionsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
 export type PortfolioRow = Selectable<PortfoliosTable>;
-export type NewPortfolioRow = Insertable<PortfoliosTable>;
 
 export type StorageKind = 'sqlite' | 'postgres';

@@ -1,15 +1,14 @@
 // Storage interfaces shaped by use (DESIGN §3): each method is one thing a flow
-// needs, and any atomicity the flow relies on lives inside the method.
+// needs, and any atomicity the flow relies on lives inside the method. A change and
+// its audit event commit together: a method that changes what a person or an
+// application can do takes the event (or a function building it from the new record).
 import type {
   AccessToken, Application, ApplicationChanges, AuditEvent, AuditEventType, AuthorizationCode,
-  ConnectedApplication, Consent, Grant, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication, Portfolio,
-  PortfolioFields, RefreshToken, Session, User, UserCredentials,
-} from './records.ts';
+  ConnectedApplication, Consent, CountedAttempt, Grant, IssuedTokens, NewApplication, NewAuditEvent, NewSelfRegisteredClient,
+  OwnedApplication, Portfolio, PortfolioFields, RefreshToken, SecretReveal, Session, User, UserCredentials,
+} from '../domain/records.ts';
 import type { Pause } from '../platform/pacer.ts';
-
-// A change and its audit event commit together: each method that changes what a
-// person or an application can do takes the event (or, where the change creates the
-// record, a function building it from the new record) and writes it with the change.
+import type { OpenDatabase } from './database.ts';
 
 export interface UserStore {
   createUser(input: { email: string; name: string; passwordHash: string; now: number }, event: (user: User) => NewAuditEvent): Promise<User>;
@@ -42,9 +41,9 @@ export interface ApplicationStore {
   updateApplication(
     id: number, ownerId: number, changes: ApplicationChanges, now: number, event: (updated: Application) => NewAuditEvent,
   ): Promise<Application | undefined>;
-  /** The old secret stops working when this returns true; false (nothing recorded): no such application. */
+  /** The old secret stops working when this returns true; false: no such application. */
   replaceApplicationSecret(id: number, secretHash: string, now: number, event: NewAuditEvent, reveal?: SecretReveal): Promise<boolean>;
-  /** Deletes the application and, with it, every grant, code and token it holds. False (nothing recorded): none was owner's. */
+  /** Deletes the application with every grant, code and token it holds. False: none was owner's. */
   deleteApplication(id: number, ownerId: number, event: NewAuditEvent): Promise<boolean>;
 }
 
@@ -57,9 +56,8 @@ export interface GrantStore {
   /**
    * Revokes one authorization: every token of the grant descended from the code
    * `codeHash`. The grant's other authorizations stay, unless nothing live is left.
-   * Tokens from before tokens recorded their code (migration 0005) belong to no known
-   * authorization: with `codeHash` null, or while the grant holds such a live
-   * refresh token, the whole grant is revoked.
+   * With `codeHash` null, or while the grant holds a live refresh token of no known
+   * code (migration 0005), the whole grant is revoked.
    */
   revokeAuthorization(grantId: number, codeHash: string | null, now: number, event: NewAuditEvent): Promise<void>;
   listConnectedApplications(userId: number): Promise<ConnectedApplication[]>;
@@ -71,19 +69,12 @@ export interface AuthorizationCodeStore {
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined>;
 }
 
-export interface IssuedTokens {
-  access: AccessToken;
-  refresh?: RefreshToken;
-  /** The audit event of this issue, written in the same transaction. */
-  event?: NewAuditEvent;
-}
-
 export interface TokenStore {
   /** Saves the tokens and marks the grant used; false, saving nothing, when the grant is revoked. */
   saveTokens(tokens: IssuedTokens): Promise<boolean>;
   /** An access token issued beside a refresh token is revoked with it, and gone with it or its grant. */
   findAccessToken(tokenHash: string): Promise<AccessToken | undefined>;
-  /** The access token as findAccessToken would answer now, if this process holds it in memory; never reads the database. */
+  /** The access token as findAccessToken would answer now, if held in memory; never reads the database. */
   recallAccessToken?(tokenHash: string): AccessToken | undefined;
   findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined>;
   /** Rotation: marks `previousHash` rotated, if it and its grant are live, and saves `next` with it; false, writing nothing, otherwise. */
@@ -92,11 +83,7 @@ export interface TokenStore {
   redeemAuthorizationCode(codeHash: string, tokens: IssuedTokens, now: number): Promise<boolean>;
   /** Returns false, and records nothing, when the token was unknown or already revoked. */
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean>;
-  /**
-   * Deletes tokens and codes expired or revoked before `olderThan`, in small batches,
-   * awaiting `betweenBatches` after each. Rotated refresh tokens and used codes stay
-   * until they expire, so that their reuse is still detected.
-   */
+  /** Deletes tokens and codes expired or revoked before `olderThan`, in batches with `betweenBatches` between (purge.ts). */
   purgeExpired(now: number, olderThan: number, betweenBatches?: Pause): Promise<{ accessTokens: number; refreshTokens: number; codes: number }>;
 }
 
@@ -152,20 +139,6 @@ export interface LockoutPolicy {
   lockoutMs(failures: number): number;
 }
 
-export interface FailureCount {
-  failures: number;
-  /** When the key's lock ends, or null when it is not locked. */
-  lockedUntil: number | null;
-}
-
-/** A sign-in attempt counted as a failure before its password is checked. */
-export interface CountedAttempt extends FailureCount {
-  /** False when a lock was already in force: nothing was counted, and no password may be checked. */
-  allowed: boolean;
-  /** The key's lock before this attempt (null, or one that had ended), for `forgiveAttempt`. */
-  previousLockedUntil: number | null;
-}
-
 /** Sign-in failures counted per key (an account's email, a client address), with lockouts. */
 export interface LoginThrottleStore {
   /** Counts one attempt as a failure and locks as `policy` says, unless a lock is in force: one atomic step. */
@@ -179,22 +152,7 @@ export interface LoginThrottleStore {
   forgetFailuresBefore(olderThan: number, betweenBatches?: Pause): Promise<number>;
 }
 
-/**
- * A client secret waiting to be shown once to the signed-in person who created or
- * rotated it. The row holds it sealed with a key only that person's browser has
- * (see src/accounts/secret-reveals.ts), never in plain text.
- */
-export interface SecretReveal {
-  sessionIdHash: string;
-  applicationId: number;
-  sealedSecret: string;
-  expiresAt: number;
-}
-
-/**
- * Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash;
- * one held for a session and application replaces any already waiting for them.
- */
+/** Reveals are held by createApplication and replaceApplicationSecret, with the secret's hash. */
 export interface SecretRevealStore {
   /** Deletes and returns the sealed secret in one statement, so it is handed out at most once. */
   takeSecretReveal(sessionIdHash: string, applicationId: number, now: number): Promise<string | undefined>;
@@ -213,7 +171,6 @@ export interface Storage {
   loginThrottle: LoginThrottleStore;
   secretReveals: SecretRevealStore;
   devices: DeviceStore;
-  /** True when the database answers a trivial query. */
   isReachable(): Promise<boolean>;
   /** Whether cached reads may be answered from memory: on PostgreSQL only while other instances' changes are heard. */
   readsFromMemory(): boolean;
@@ -222,9 +179,4 @@ export interface Storage {
 }
 
 /** Storage as the process opens it (open.ts): with its migrations and its database server's advice. */
-export interface OpenedStorage extends Storage {
-  /** Applies pending migrations; safe to call on every start. */
-  migrate(): Promise<void>;
-  /** What in the database server's own settings works against Folio, one sentence each; none on SQLite. */
-  settingWarnings(): Promise<string[]>;
-}
+export type OpenedStorage = Storage & Pick<OpenDatabase, 'migrate' | 'settingWarnings'>;

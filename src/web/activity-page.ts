@@ -1,6 +1,6 @@
 // Activity (DESIGN §1): what happened to my account lately, newest first. Only the
 // application's name is taken from an event's detail; nothing secret is ever in it.
-import type { AuditEvent, AuditEventType } from '../storage/records.ts';
+import type { AuditEvent, AuditEventType } from '../domain/records.ts';
 import { timeElement } from './format.ts';
 import { type SafeHtml, html } from './html.ts';
 import { layout } from './layout.ts';

@@ -1,6 +1,6 @@
 // API settings (DESIGN §1): the applications I registered, one application with its
 // client_id (and, once, its secret), and the confirmations before rotating or deleting.
-import type { Application } from '../storage/records.ts';
+import type { Application } from '../domain/records.ts';
 import { timeElement } from './format.ts';
 import { type SafeHtml, html } from './html.ts';
 import { layout } from './layout.ts';

@@ -1,7 +1,7 @@
 // Who stands behind a client, as a person deciding whether to trust it can check:
 // the developer who registered it on Folio, or for a client no person registered,
 // where it came from (draft-ietf-oauth-client-id-metadata-document, "OAuth Phishing Attacks").
-import type { ClientRegistration } from '../storage/records.ts';
+import type { ClientRegistration } from '../domain/records.ts';
 
 export function clientOrigin(registration: ClientRegistration, clientId: string, ownerName: string | null): string {
   if (registration === 'metadata_document') return `Described by ${clientIdHost(clientId)}`;

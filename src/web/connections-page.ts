@@ -1,5 +1,5 @@
 // Connected applications (DESIGN §1): who holds access to my account, and a way to end it.
-import type { ConnectedApplication } from '../storage/records.ts';
+import type { ConnectedApplication } from '../domain/records.ts';
 import { clientOrigin } from './client-origin.ts';
 import { timeElement } from './format.ts';
 import { html } from './html.ts';

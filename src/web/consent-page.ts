@@ -1,4 +1,4 @@
-import type { ClientRegistration } from '../storage/records.ts';
+import type { ClientRegistration } from '../domain/records.ts';
 import { clientIdHost, clientOrigin } from './client-origin.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';

@@ -1,4 +1,4 @@
-import type { Session, User } from '../storage/records.ts';
+import type { Session, User } from '../domain/records.ts';
 import type { LayoutOptions } from './layout.ts';
 
 /** The signed-in person a page is for, with the CSRF token its forms carry. */

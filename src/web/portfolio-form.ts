@@ -1,7 +1,7 @@
 // The portfolio form: which DESIGN §5 fields a person sets on the page, how the
 // submitted strings are checked, and the field values an existing portfolio shows.
 // Pure: the caller passes the current time.
-import type { PortfolioFields } from '../storage/records.ts';
+import type { PortfolioFields } from '../domain/records.ts';
 import type { FieldErrors } from './form-fields.ts';
 import {
   CG_DISCOUNTS, COUNTRY_CODES, CURRENCY_CODES, INTEREST_METHODS, SALE_ALLOCATION_METHODS, TRADER_CHOICES,

@@ -1,5 +1,5 @@
 // /portfolios: the list, the create and edit form, and the delete confirmation.
-import type { Portfolio } from '../storage/records.ts';
+import type { Portfolio } from '../domain/records.ts';
 import {
   type FieldErrors, checkboxField, errorSummary, selectField, textField,
 } from './form-fields.ts';

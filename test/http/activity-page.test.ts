@@ -2,7 +2,7 @@
 // with the application and address when known, and never a secret.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, PASSWORD, cookiesFrom, createClient, createTestApp, createUser, form, hiddenField,
   obtainTokens, signIn, tokenRequest,

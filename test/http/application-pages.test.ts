@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { SESSION_COOKIE } from '../../src/http/sessions.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
-import type { Application, User } from '../../src/storage/records.ts';
+import type { Application, User } from '../../src/domain/records.ts';
 import {
   type TestApp, bearer, cookieHeader, createClient, createTestApp, createUser, obtainTokens, signIn, tokenRequest,
 } from '../support/app.ts';

@@ -2,7 +2,7 @@
 // record shape (DESIGN §2 "Bearer API", §5).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, basic, bearer, createClient, createPortfolio, createTestApp, createUser, obtainTokens, tokenRequest,
 } from '../support/app.ts';

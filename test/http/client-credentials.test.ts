@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, assertError, basic, bearer, createClient, createPortfolio, createTestApp, createUser, tokenRequest,
 } from '../support/app.ts';

@@ -2,7 +2,7 @@
 // and revoking one, which ends its grant and every token from it at once.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, obtainTokens, signIn, tokenRequest,
 } from '../support/app.ts';

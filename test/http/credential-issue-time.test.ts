@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { lifetimes } from '../../src/oauth/lifetimes.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, form, obtainCode, obtainTokens, tokenRequest,
 } from '../support/app.ts';

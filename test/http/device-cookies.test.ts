@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { hashPassword, needsRehash } from '../../src/platform/password.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, PASSWORD, TEST_PASSWORD_COST, cookieHeader, cookiesFrom, createTestApp, createUser, form, hiddenField,
 } from '../support/app.ts';

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import { type TestApp, PASSWORD, cookieHeader, cookiesFrom, createTestApp, createUser, form, hiddenField } from '../support/app.ts';
 import { createTestStorage } from '../support/storage.ts';
 

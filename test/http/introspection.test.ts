@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, assertError, basic, createClient, createTestApp, createUser, form, obtainTokens, tokenRequest,
 } from '../support/app.ts';

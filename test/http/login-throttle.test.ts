@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { PASSWORD_COST } from '../../src/platform/password.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, PASSWORD, cookieHeader, cookiesFrom, createTestApp, createUser, form, hiddenField,
 } from '../support/app.ts';

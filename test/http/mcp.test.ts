@@ -11,7 +11,7 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   TEST_PASSWORD_COST, type TestApp, type TestClient, assertError, bearer, createClient, createTestApp, createUser, obtainTokens,
 } from '../support/app.ts';

@@ -1,7 +1,7 @@
 // Prometheus metrics at /metrics: bounded labels, one registry per app.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, basic, bearer, createClient, createTestApp, createUser, obtainTokens, tokenRequest,
 } from '../support/app.ts';

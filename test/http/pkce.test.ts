@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, authorizeUrl, bearer, continuationOf, cookieHeader, createClient, createTestApp, createUser,
   obtainCode, pkcePair, signIn, tokenRequest,

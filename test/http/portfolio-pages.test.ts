@@ -2,7 +2,7 @@
 // form, 303 after every successful POST, someone else's portfolio is a 404.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, cookieHeader, createPortfolio, createTestApp, createUser, form, hiddenField, signIn,
 } from '../support/app.ts';

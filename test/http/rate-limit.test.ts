@@ -7,8 +7,8 @@ import { registerErrorHandling } from '../../src/http/errors.ts';
 import { registerRateLimit } from '../../src/http/rate-limit.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit/memory.ts';
-import type { AccessToken } from '../../src/storage/records.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { AccessToken } from '../../src/domain/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, bearer, createClient, createTestApp, createUser, obtainTokens,
 } from '../support/app.ts';

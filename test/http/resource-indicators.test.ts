@@ -3,7 +3,7 @@
 // introspection's `aud`.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, approve, assertError, authorizeUrl, basic, bearer, continuationOf, cookieHeader, createClient,
   createTestApp, createUser, form, obtainCode, signIn, tokenRequest,

@@ -2,7 +2,7 @@
 // after every POST; sessions rotate at sign-in and time out).
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import { sessionLifetimes } from '../../src/http/sessions.ts';
 import {
   type TestApp, PASSWORD, authorizeUrl, cookieHeader, cookiesFrom, createClient, createTestApp, createUser, form, hiddenField, signIn,

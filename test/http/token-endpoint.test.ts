@@ -12,7 +12,7 @@ import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential } from '../../src/platform/secrets.ts';
 import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import {
   type TestApp, type TestClient, basic, bearer, createClient, createTestApp, createUser,
   obtainCode, tokenRequest,

@@ -4,7 +4,7 @@ import {
   type TestApp, type TestClient, PASSWORD, createClient, createPortfolio, createTestApp, createUser,
 } from '../support/app.ts';
 import { freePort } from '../support/server-process.ts';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 
 export const REDIRECT_URI = 'https://client.example/callback';
 

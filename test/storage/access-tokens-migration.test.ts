@@ -12,7 +12,7 @@ import { migrateUpTo } from '../../src/storage/migrations/provider.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import { forEachEmptyDatabase } from './contract.ts';
 import { grantFromBefore } from './rows-from-before.ts';
-import type { Grant, OwnedApplication } from '../../src/storage/records.ts';
+import type { Grant, OwnedApplication } from '../../src/domain/records.ts';
 import { T0, MINUTE, accessTokenFor, auditEvent, deleteApplication, refreshTokenFor } from './fixtures.ts';
 
 const ORIGIN = 'c'.repeat(64);

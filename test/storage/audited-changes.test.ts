@@ -5,7 +5,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
-import type { NewAuditEvent } from '../../src/storage/records.ts';
+import type { NewAuditEvent } from '../../src/domain/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { StorageConflictError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';

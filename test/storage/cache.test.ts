@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import pg from 'pg';
 import { CHANGES_CHANNEL } from '../../src/storage/cache/changes.ts';
-import { VersionedCache } from '../../src/storage/cache/versioned-cache.ts';
+import { VersionedCache } from '../../src/platform/versioned-cache.ts';
 import { createStorage } from '../../src/storage/kysely/storage.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
 import { LISTENER_APPLICATION_NAME, NOTICES_TRUSTED_FOR_MS, PostgresChanges } from '../../src/storage/postgres/changes.ts';
@@ -21,8 +21,7 @@ import { postgresServerUrl, withoutPostgres } from './contract.ts';
 import {
   accessTokenFor, auditEvent, createGrant, DAY, MINUTE, portfolioFields, rawToken, refreshTokenFor, revokeGrant, T0,
 } from './fixtures.ts';
-import type { Grant } from '../../src/storage/records.ts';
-import type { IssuedTokens } from '../../src/storage/stores.ts';
+import type { Grant, IssuedTokens } from '../../src/domain/records.ts';
 
 /**
  * A token issued alone (client_credentials), or beside a refresh token, to which

@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { openStorage, type OpenedStorage } from '../../src/storage/open.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres-database.ts';
-import type { Application } from '../../src/storage/records.ts';
+import type { Application } from '../../src/domain/records.ts';
 import type { Storage } from '../../src/storage/stores.ts';
 import { eventually, storageOnAFileFor, trusted, twoInstancesFor } from './memory-reads.ts';
 import { postgresServerUrl, withoutPostgres } from './contract.ts';

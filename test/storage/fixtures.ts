@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import type {
-  AccessToken, OwnedApplication, AuditEventType, AuthorizationCode, Grant, NewAuditEvent, PortfolioFields, RefreshToken, User,
-} from '../../src/storage/records.ts';
-import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
+  AccessToken, OwnedApplication, AuditEventType, AuthorizationCode, Grant, IssuedTokens, NewAuditEvent, PortfolioFields, RefreshToken, User,
+} from '../../src/domain/records.ts';
+import type { Storage } from '../../src/storage/stores.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);
 export const MINUTE = 60_000;

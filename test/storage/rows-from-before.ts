@@ -1,7 +1,7 @@
 // Rows written as an older build wrote them, for tests of a migration on the data it meets:
 // the store code of today writes columns that a database not yet migrated lacks.
 import { sql, type Kysely } from 'kysely';
-import type { Grant, OwnedApplication } from '../../src/storage/records.ts';
+import type { Grant, OwnedApplication } from '../../src/domain/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { T0 } from './fixtures.ts';
 

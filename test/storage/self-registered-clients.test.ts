@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrations/provider.ts';
-import type { NewSelfRegisteredClient } from '../../src/storage/records.ts';
+import type { NewSelfRegisteredClient } from '../../src/domain/records.ts';
 import { describeStorageContract, forEachEmptyDatabase } from './contract.ts';
 import { MINUTE, T0, auditEvent, createUser, revokeGrant, tokenPairFor } from './fixtures.ts';
 

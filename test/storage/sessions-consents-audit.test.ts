@@ -4,7 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { eventsOfUser } from '../../src/storage/kysely/audit.ts';
 import { ACTIVITY_TYPES } from '../../src/web/activity-page.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
-import type { Session } from '../../src/storage/records.ts';
+import type { Session } from '../../src/domain/records.ts';
 import { ApplicationGoneError } from '../../src/storage/errors.ts';
 import { describeStorageContract } from './contract.ts';
 import { T0, MINUTE, DAY, auditEvent, createApplication, createUser, deleteApplication } from './fixtures.ts';

@@ -1,9 +1,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
-import type { AuditEventType } from '../../src/storage/records.ts';
+import type { AuditEventType, IssuedTokens } from '../../src/domain/records.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import type { IssuedTokens, Storage } from '../../src/storage/stores.ts';
+import type { Storage } from '../../src/storage/stores.ts';
 import { hashCredential } from '../../src/platform/secrets.ts';
 import { describeStorageContract } from './contract.ts';
 import {

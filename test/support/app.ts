@@ -10,7 +10,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { type PasswordCost, hashPassword } from '../../src/platform/password.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateClientId, generateCredential, hashCredential } from '../../src/platform/secrets.ts';
-import type { Application, NewAuditEvent, User } from '../../src/storage/records.ts';
+import type { Application, NewAuditEvent, User } from '../../src/domain/records.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import { portfolioFields } from '../../src/demo/portfolio-fields.ts';
 import { createTestStorage } from './storage.ts';

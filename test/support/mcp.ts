@@ -2,7 +2,7 @@
 // JSON-RPC messages in, parsed answers out.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { User } from '../../src/storage/records.ts';
+import type { User } from '../../src/domain/records.ts';
 import { type TestApp, type TestClient, bearer, obtainCode, tokenRequest } from './app.ts';
 
 export const ACCEPT = 'application/json, text/event-stream';

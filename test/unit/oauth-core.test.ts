@@ -17,8 +17,7 @@ import { mintTokens, tokenResponse } from '../../src/oauth/tokens.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential, hashCredential, isWellFormedCredential } from '../../src/platform/secrets.ts';
-import type { AccessToken, Application, Grant } from '../../src/storage/records.ts';
-import type { IssuedTokens } from '../../src/storage/stores.ts';
+import type { AccessToken, Application, Grant, IssuedTokens } from '../../src/domain/records.ts';
 
 function rejectsWith(code: string) {
   return (error: unknown) => error instanceof OAuthError && error.code === code;

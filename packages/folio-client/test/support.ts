@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   type TestApp, type TestClient, approve, createClient, createPortfolio, createTestApp, createUser, signIn,
 } from '../../../test/support/app.ts';
-import type { User } from '../../../src/storage/records.ts';
+import type { User } from '../../../src/domain/records.ts';
 
 export interface LiveFolio {
   t: TestApp;

@@ -1,6 +1,6 @@
 // GET /activity: my recent audit events, named for people.
 import type { FastifyInstance } from 'fastify';
-import type { AuditEvent } from '../../storage/records.ts';
+import type { AuditEvent } from '../../domain/records.ts';
 import type { Storage } from '../../storage/stores.ts';
 import { ACTIVITY_TYPES, type ActivityEntry, renderActivityPage } from '../../web/activity-page.ts';
 import { pageUser } from '../../web/page-user.ts';

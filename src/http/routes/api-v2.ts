@@ -5,7 +5,7 @@ import { serializeMyUser } from '../../api/user-serializer.ts';
 import type { BearerDeps } from '../../oauth/bearer.ts';
 import type { ProtectedResources } from '../../oauth/resources.ts';
 import { OAuthError } from '../../oauth/errors.ts';
-import type { Portfolio } from '../../storage/records.ts';
+import type { Portfolio } from '../../domain/records.ts';
 import type { PortfolioStore, UserStore } from '../../storage/stores.ts';
 import { bearerProtected } from '../bearer-auth.ts';
 import { refuseOtherMethods } from '../errors.ts';

@@ -8,7 +8,7 @@ import { revealTo, takeSecretToReveal } from '../../accounts/secret-reveals.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RandomSource } from '../../platform/random.ts';
-import type { Application, OwnedApplication } from '../../storage/records.ts';
+import type { Application, OwnedApplication } from '../../domain/records.ts';
 import type { Storage } from '../../storage/stores.ts';
 import {
   type ApplicationField, type ApplicationFormValues, NEW_APPLICATION_VALUES, renderApplicationForm,

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portfolioFields } from '../../demo/portfolio-fields.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Portfolio } from '../../storage/records.ts';
+import type { Portfolio } from '../../domain/records.ts';
 import type { PortfolioStore } from '../../storage/stores.ts';
 import { formValuesOf, validatePortfolioForm } from '../../web/portfolio-form.ts';
 import {

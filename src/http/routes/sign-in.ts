@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../oauth/errors.ts';
 import { oauthPaths } from '../../oauth/metadata.ts';
 import { type SignInDeps, checkSignIn } from '../../accounts/sign-in.ts';
-import type { AuditEventType, NewAuditEvent } from '../../storage/records.ts';
+import type { AuditEventType, NewAuditEvent } from '../../domain/records.ts';
 import type { ApplicationStore } from '../../storage/stores.ts';
 import { renderSignInPage } from '../../web/sign-in-page.ts';
 import { refuseOtherMethods } from '../errors.ts';

@@ -11,7 +11,7 @@ import { createUser } from '../../accounts/users.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PasswordCost } from '../../platform/password.ts';
-import type { User } from '../../storage/records.ts';
+import type { User } from '../../domain/records.ts';
 import type { Storage } from '../../storage/stores.ts';
 import { validateSignUp, type SignUpValues } from '../../web/sign-up-form.ts';
 import { renderSignUpPage } from '../../web/sign-up-page.ts';

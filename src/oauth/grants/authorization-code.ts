@@ -1,6 +1,6 @@
 // RFC 6749 §4.1.3: exchange an authorization code for tokens.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
-import type { AuthorizationCode } from '../../storage/records.ts';
+import type { AuthorizationCode } from '../../domain/records.ts';
 import type { AuthorizationCodeStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { verifyCodeVerifier } from '../pkce.ts';

@@ -1,5 +1,5 @@
 // RFC 6749 §4.4: the application acts for the one account that owns it (spec §5.5).
-import type { Grant } from '../../storage/records.ts';
+import type { Grant } from '../../domain/records.ts';
 import type { GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { resolveRequestedScope } from '../scopes.ts';

@@ -3,7 +3,7 @@
 // (RFC 6749 §4.1.2 for codes, RFC 9700 §4.14.2 for refresh tokens). Only that
 // authorization: the user's other devices, and the client_credentials tokens that
 // share the user's grant, keep theirs.
-import type { AuditEventType } from '../../storage/records.ts';
+import type { AuditEventType } from '../../domain/records.ts';
 import type { GrantStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 

@@ -2,7 +2,7 @@
 // pair and kills the presented refresh token; the old access token lives on
 // until it expires.
 import { hashCredential, isWellFormedCredential } from '../../platform/secrets.ts';
-import type { RefreshToken } from '../../storage/records.ts';
+import type { RefreshToken } from '../../domain/records.ts';
 import type { AuditStore, GrantStore, TokenStore } from '../../storage/stores.ts';
 import { OAuthError } from '../errors.ts';
 import { lifetimes } from '../lifetimes.ts';

@@ -1,11 +1,10 @@
-// The reads answered from memory until a change of their kind: the bearer API's
-// two (the access token by hash, its user's portfolios) and the client look-up
-// every token, introspection and revocation request makes. The bearer API answers
-// from here without touching the database, which is what holds its benchmark row.
-import type { AccessToken, Application, Portfolio } from '../records.ts';
+// The reads answered from memory until a change of their kind: the bearer API's two
+// (the access token by hash, its user's portfolios), which it answers without touching
+// the database, and the client look-up of every token, introspection and revocation.
+import type { AccessToken, Application, Portfolio } from '../../domain/records.ts';
 import type { ApplicationStore, PortfolioStore, TokenStore } from '../stores.ts';
 import type { CachedKind, Changes } from './changes.ts';
-import { VersionedCache } from './versioned-cache.ts';
+import { VersionedCache } from '../../platform/versioned-cache.ts';
 
 /** Entries held of each kind: a few MB at most. */
 export const CACHE_CAPACITY: Record<CachedKind, number> = { accessTokens: 4096, portfolios: 512, applications: 1024 };

@@ -1,6 +1,6 @@
-// The reads kept in memory, by kind, and how a store that changes one of them says
-// so. Invalidation is explicit: each store method that revokes, deletes or changes
-// what a kind holds names the kind (kysely/changing.ts), and nothing else does.
+// The reads kept in memory, by kind, and how a store that changes one says so: each
+// store method that revokes, deletes or changes what a kind holds names the kind
+// (kysely/changing.ts), and nothing else invalidates.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
@@ -13,19 +13,14 @@ export const CHANGES_CHANNEL = 'folio_changes';
 
 export interface Changes {
   /**
-   * A number that moves whenever what `kind` caches may have changed, in this
-   * process or another; it may also move when nothing did. While the changes of
-   * other processes cannot be heard (`trusted()` false) it moves on every call,
-   * so nothing read then is kept.
+   * A number that moves whenever what `kind` caches may have changed, in this process
+   * or another. While other processes cannot be heard (`trusted()` false) it moves on
+   * every call, so nothing read then is kept.
    */
   version(kind: CachedKind): number;
   /** Whether other processes' changes are heard now: always on SQLite; on PostgreSQL while the listener is proven. */
   trusted(): boolean;
-  /**
-   * Called inside the transaction that changes `kinds`. On PostgreSQL it sends a
-   * notice that reaches the other instances when the transaction commits, and
-   * never if it rolls back; SQLite's other processes see every commit anyway.
-   */
+  /** Called inside the transaction that changes `kinds`: on PostgreSQL, a notice the others hear if it commits. */
   announce(trx: Kysely<Database>, kinds: readonly CachedKind[]): Promise<void>;
   /** Called once that transaction has ended, committed or not: this process forgets `kinds`. */
   forget(kinds: readonly CachedKind[]): void;

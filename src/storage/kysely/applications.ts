@@ -1,28 +1,23 @@
 import type { Updateable } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import type { Application, ApplicationChanges, ClientRegistration, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication } from '../records.ts';
+import type {
+  Application, ApplicationChanges, ClientRegistration, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication, SecretReveal,
+} from '../../domain/records.ts';
 import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
-import type { ApplicationStore, SecretReveal } from '../stores.ts';
+import type { ApplicationStore } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, flagFromColumn, flagToColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { holdSecretReveal } from './secret-reveals.ts';
 import { issuedAlone } from './token-rows.ts';
 
 function toApplication(row: ApplicationRow): Application {
   return {
-    id: row.id,
-    ownerId: row.owner_id,
-    registration: row.registration as ClientRegistration,
-    name: row.name,
-    clientId: row.client_id,
-    secretHash: row.secret_hash,
+    ...fieldsOf(row),
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     confidential: flagFromColumn(row.confidential),
     pkceRequired: flagFromColumn(row.pkce_required),
     scopes: scopeFromColumn(row.scopes),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }
 
@@ -42,11 +37,9 @@ const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
 
 function newRow(input: NewSelfRegisteredClient, ownerId: number | null, registration: ClientRegistration, now: number) {
   return {
+    ...columnsOf(input, ['name', 'client_id', 'secret_hash']),
     owner_id: ownerId,
     registration,
-    name: input.name,
-    client_id: input.clientId,
-    secret_hash: input.secretHash,
     redirect_uris: JSON.stringify(input.redirectUris),
     confidential: flagToColumn(input.confidential),
     pkce_required: flagToColumn(input.pkceRequired),
@@ -59,14 +52,10 @@ function newRow(input: NewSelfRegisteredClient, ownerId: number | null, registra
 export class KyselyApplicationStore implements ApplicationStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  private get db() {
-    return this.database.db;
-  }
-
   createApplication(
     input: NewApplication, now: number, event: (application: OwnedApplication) => NewAuditEvent, reveal?: (application: OwnedApplication) => SecretReveal,
   ): Promise<OwnedApplication> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.database.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('applications').values(newRow(input, input.ownerId, 'person', now))
         .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
       const application = toApplication(row) as OwnedApplication;
@@ -77,7 +66,7 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   registerClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.database.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('applications').values(newRow(input, null, 'dynamic', now))
         .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
       const application = toApplication(row);
@@ -115,17 +104,17 @@ export class KyselyApplicationStore implements ApplicationStore {
   }
 
   async findApplicationByClientId(clientId: string): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId).executeTakeFirst();
+    const row = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('client_id', '=', clientId).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async findApplicationById(id: number): Promise<Application | undefined> {
-    const row = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toApplication(row);
   }
 
   async listApplicationsOwnedBy(ownerId: number): Promise<Application[]> {
-    const rows = await this.db.selectFrom('applications').select(APPLICATION_COLUMNS)
+    const rows = await this.database.db.selectFrom('applications').select(APPLICATION_COLUMNS)
       .where('owner_id', '=', ownerId)
       .orderBy('id')
       .execute();
@@ -165,13 +154,11 @@ export class KyselyApplicationStore implements ApplicationStore {
     return changing(this.database, ['applications', 'accessTokens'], async (trx) => {
       const grantsOfIt = trx.selectFrom('grants').select('id')
         .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('id', '=', id).where('owner_id', '=', ownerId));
-      // PostgreSQL: the cascade would take the grants' rows in an order of its own,
-      // and a batch of token writes holds several, taken in id order
-      // (token-writes.ts): taken in that order here first, the two cannot each hold
-      // a row the other waits for. SQLite has one writer.
+      // PostgreSQL: the cascade would lock the grants in an order of its own, and a batch
+      // of token writes holds several in id order (token-writes.ts): taken in that order
+      // here first, neither can hold a row the other waits for.
       if (this.database.kind === 'postgres') await grantsOfIt.orderBy('id').forUpdate().execute();
-      // Access tokens issued alone no longer cascade from their grant (migration
-      // 0010); the others end with their refresh tokens, which do.
+      // Access tokens issued alone do not cascade from their grant (migration 0010); the rest go with their refresh tokens.
       await issuedAlone(trx.deleteFrom('access_tokens')).where('grant_id', 'in', grantsOfIt).execute();
       const result = await trx.deleteFrom('applications')
         .where('id', '=', id)

@@ -1,20 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { AuditEvent, AuditEventType, NewAuditEvent } from '../records.ts';
+import type { AuditEvent, AuditEventType, NewAuditEvent } from '../../domain/records.ts';
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
 import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';
-import { changedRows, everyColumn } from './columns.ts';
+import { changedRows, columnsOf, everyColumn, fieldsOf } from './columns.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
-  return {
-    id: row.id,
-    type: row.type as AuditEventType,
-    userId: row.user_id,
-    applicationId: row.application_id,
-    ip: row.ip,
-    detail: JSON.parse(row.detail) as Record<string, unknown>,
-    createdAt: row.created_at,
-  };
+  return { ...fieldsOf(row), type: row.type as AuditEventType, detail: JSON.parse(row.detail) as Record<string, unknown> };
 }
 
 /** The columns an audit event is written with; its id is generated. */
@@ -22,14 +14,7 @@ export const NEW_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type
 const AUDIT_EVENT_COLUMNS = ['id', ...NEW_EVENT_COLUMNS] as const;
 
 export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
-  return {
-    type: event.type,
-    user_id: event.userId,
-    application_id: event.applicationId,
-    ip: event.ip,
-    detail: JSON.stringify(event.detail),
-    created_at: event.createdAt,
-  };
+  return { ...columnsOf(event, NEW_EVENT_COLUMNS), detail: JSON.stringify(event.detail) };
 }
 
 /** Writes `event` on `executor`: the database, or the transaction of the change it records. */
@@ -45,10 +30,9 @@ export async function recordIfChanged(executor: Kysely<Database>, result: Parame
 }
 
 /**
- * The query behind listEventsForUser. Types that leave out routine token issues and
- * refreshes (the Activity page's) are found through the user's index, whose
- * condition the query states for SQLite's planner to use it; asking for those, or
- * for every type, reads the user's events from the whole table.
+ * The query behind listEventsForUser. Types without routine token issues and refreshes
+ * (the Activity page's) are found through the user's index, whose condition the query
+ * states for SQLite's planner to use it (migration 0009).
  */
 export function eventsOfUser(db: Kysely<Database>, userId: number, limit: number, types?: readonly AuditEventType[]) {
   const indexed = types !== undefined && types.every((type) => !(ROUTINE_EVENT_TYPES as readonly AuditEventType[]).includes(type));

@@ -1,12 +1,8 @@
-// Writes and look-ups that arrive in the same turn of the event loop, or while one
-// of their kind is under way, go together as the next batch: one transaction (on
-// SQLite one fsync, on PostgreSQL one round trip) serves many requests where each
-// had its own. Without it the token endpoint's rows fall far below their targets
-// on both databases. A lone request waits only for the next turn.
+// Writes and look-ups that arrive in the same turn of the event loop, or while one of
+// their kind is under way, go together as the next batch: one transaction (on SQLite
+// one fsync, on PostgreSQL one round trip) serves many requests, as the token
+// endpoint's throughput needs. A lone request waits only for the next turn.
 import { StorageUnavailableError, toStorageError } from '../errors.ts';
-
-/** Runs items together; one outcome per item, in order. */
-export type RunBatch<Item, Outcome> = (items: readonly Item[]) => Promise<Outcome[]>;
 
 interface Waiting<Item, Outcome> {
   item: Item;
@@ -23,13 +19,13 @@ export class Batches<Item, Outcome> {
   private starting = false;
 
   /**
-   * `mayJoin` may keep an item out of a batch that already holds others; it goes
-   * in a later one (two requests spending one refresh token must not share a batch:
-   * both would see it spent by that batch's own UPDATE). One batch is under way at
-   * a time, so that each carries as many items as it can.
+   * `mayJoin` may keep an item out of a batch that holds others, for a later one: two
+   * requests spending one refresh token would both see it spent by the batch's own
+   * UPDATE. One batch is under way at a time, so that each carries as many as it can.
    */
   constructor(
-    private readonly run: RunBatch<Item, Outcome>,
+    /** Runs items together; one outcome per item, in order. */
+    private readonly run: (items: readonly Item[]) => Promise<Outcome[]>,
     private readonly mayJoin: (item: Item, batch: readonly Item[]) => boolean = () => true,
   ) {}
 
@@ -72,10 +68,9 @@ export class Batches<Item, Outcome> {
   }
 
   /**
-   * Each item hears its own outcome. When a batch fails, each of its items runs
-   * again alone, so one that cannot be written fails alone; unless the database is
-   * unavailable, which no item caused, and run again each would only wait out
-   * another query timeout before failing the same way.
+   * Each item hears its own outcome. When a batch fails, each of its items runs again
+   * alone, so one that cannot be written fails alone; unless the database is
+   * unavailable, when each would only wait out another timeout to fail the same way.
    */
   private async settle(batch: Waiting<Item, Outcome>[]): Promise<void> {
     try {

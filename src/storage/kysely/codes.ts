@@ -1,10 +1,10 @@
 import type { OpenDatabase } from '../database.ts';
-import { unlessApplicationGone } from '../errors.ts';
-import type { AuthorizationCode } from '../records.ts';
+import { refusedWhenGone } from '../errors.ts';
+import type { AuthorizationCode } from '../../domain/records.ts';
 import type { AuthorizationCodeRow } from '../schema.ts';
 import type { AuthorizationCodeStore } from '../stores.ts';
 import { lookingUpTogether } from './batches.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'code_hash', 'grant_id', 'application_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge',
@@ -12,19 +12,7 @@ const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
 ]);
 
 function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
-  return {
-    codeHash: row.code_hash,
-    grantId: row.grant_id,
-    applicationId: row.application_id,
-    userId: row.user_id,
-    redirectUri: row.redirect_uri,
-    scope: scopeFromColumn(row.scope),
-    codeChallenge: row.code_challenge,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    consumedAt: row.consumed_at,
-    resource: row.resource,
-  };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
@@ -36,20 +24,8 @@ export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
-    await unlessApplicationGone(() => this.database.db.insertInto('authorization_codes')
-      .values({
-        code_hash: code.codeHash,
-        grant_id: code.grantId,
-        application_id: code.applicationId,
-        user_id: code.userId,
-        redirect_uri: code.redirectUri,
-        scope: scopeToColumn(code.scope),
-        code_challenge: code.codeChallenge,
-        created_at: code.createdAt,
-        expires_at: code.expiresAt,
-        consumed_at: code.consumedAt,
-        resource: code.resource,
-      })
+    await refusedWhenGone(() => this.database.db.insertInto('authorization_codes')
+      .values({ ...columnsOf(code, CODE_COLUMNS), scope: scopeToColumn(code.scope) })
       .execute());
   }
 

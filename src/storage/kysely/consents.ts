@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import type { Consent, NewAuditEvent } from '../records.ts';
+import type { Consent, NewAuditEvent } from '../../domain/records.ts';
 import type { Database } from '../schema.ts';
 import { type ConsentStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
-import { scopeFromColumn, scopeToColumn } from './columns.ts';
-import { ApplicationGoneError, unlessApplicationGone } from '../errors.ts';
+import { fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { ApplicationGoneError, refusedWhenGone } from '../errors.ts';
 
 /** Forgets the user's consent to the application, on `executor`: the database or a transaction. */
 export async function forgetConsentWith(executor: Kysely<Database>, userId: number, applicationId: number): Promise<void> {
@@ -18,26 +18,17 @@ export async function forgetConsentWith(executor: Kysely<Database>, userId: numb
 export class KyselyConsentStore implements ConsentStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  private get db() {
-    return this.database.db;
-  }
-
   async findConsent(userId: number, applicationId: number): Promise<Consent | undefined> {
-    const row = await this.db.selectFrom('consents').select(['user_id', 'application_id', 'scope', 'created_at'])
+    const row = await this.database.db.selectFrom('consents').select(['user_id', 'application_id', 'scope', 'created_at'])
       .where('user_id', '=', userId)
       .where('application_id', '=', applicationId)
       .executeTakeFirst();
-    return row && {
-      userId: row.user_id,
-      applicationId: row.application_id,
-      scope: scopeFromColumn(row.scope),
-      createdAt: row.created_at,
-    };
+    return row && { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
   }
 
   async rememberConsent(userId: number, applicationId: number, scope: string[], now: number, event: NewAuditEvent): Promise<void> {
     const values = { user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now };
-    await unlessApplicationGone(() => this.db.transaction().execute(async (trx) => {
+    await refusedWhenGone(() => this.database.db.transaction().execute(async (trx) => {
       await trx.insertInto('consents')
         .values(values)
         .onConflict((conflict) => conflict.columns(['user_id', 'application_id'])
@@ -48,7 +39,7 @@ export class KyselyConsentStore implements ConsentStore {
   }
 
   async forgetConsent(userId: number, applicationId: number, event: NewAuditEvent): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.db.transaction().execute(async (trx) => {
       // The denial is sent to the application's redirect URI, which must still be
       // registered (RFC 6749 §4.1.2.1). A deletion waits for this transaction: on
       // PostgreSQL for the key-share lock, on SQLite for the write lock that every

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
-import { unlessApplicationGone } from '../errors.ts';
-import type { ClientRegistration, ConnectedApplication, Grant, NewAuditEvent } from '../records.ts';
+import { refusedWhenGone } from '../errors.ts';
+import type { ClientRegistration, ConnectedApplication, Grant, NewAuditEvent } from '../../domain/records.ts';
 import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
 import { forgetConsentWith } from './consents.ts';
 import { issuedAlone } from './token-rows.ts';
 
@@ -14,31 +14,19 @@ import { issuedAlone } from './token-rows.ts';
 const MAX_SETTLE_ATTEMPTS = 5;
 
 function toGrant(row: GrantRow): Grant {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    applicationId: row.application_id,
-    scope: scopeFromColumn(row.scope),
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 const GRANT_COLUMNS = everyColumn<GrantRow>()(['id', 'user_id', 'application_id', 'scope', 'created_at', 'last_used_at', 'revoked_at']);
 
 export class KyselyGrantStore implements GrantStore {
-  private readonly db: Kysely<Database>;
-
-  constructor(private readonly database: OpenDatabase) {
-    this.db = database.db;
-  }
+  constructor(private readonly database: OpenDatabase) {}
 
   // No transaction: the partial unique index on live grants decides concurrent inserts,
   // and a scope widening only applies if nobody changed the scope since it was read.
   async findOrCreateActiveGrant(userId: number, applicationId: number, scope: string[], now: number): Promise<Grant> {
     for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt++) {
-      const active = await this.db.selectFrom('grants').select(GRANT_COLUMNS)
+      const active = await this.database.db.selectFrom('grants').select(GRANT_COLUMNS)
         .where('user_id', '=', userId).where('application_id', '=', applicationId).where('revoked_at', 'is', null)
         .executeTakeFirst();
       const settled = active ? await this.widenScope(active, scope) : await this.insertActive(userId, applicationId, scope, now);
@@ -51,7 +39,7 @@ export class KyselyGrantStore implements GrantStore {
     const current = scopeFromColumn(active.scope);
     const wanted = scopeUnion(current, requested);
     if (wanted.length === current.length) return active;
-    return this.db.updateTable('grants')
+    return this.database.db.updateTable('grants')
       .set({ scope: scopeToColumn(wanted) })
       .where('id', '=', active.id)
       .where('scope', '=', active.scope)
@@ -61,7 +49,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   private insertActive(userId: number, applicationId: number, scope: string[], now: number): Promise<GrantRow | undefined> {
-    return unlessApplicationGone(() => this.db.insertInto('grants')
+    return refusedWhenGone(() => this.database.db.insertInto('grants')
       .values({ user_id: userId, application_id: applicationId, scope: scopeToColumn(scope), created_at: now })
       .onConflict((conflict) => conflict.columns(['user_id', 'application_id']).where('revoked_at', 'is', null).doNothing())
       .returning(GRANT_COLUMNS)
@@ -69,7 +57,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async findGrant(id: number): Promise<Grant | undefined> {
-    const row = await this.db.selectFrom('grants').select(GRANT_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.database.db.selectFrom('grants').select(GRANT_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toGrant(row);
   }
 
@@ -95,7 +83,7 @@ export class KyselyGrantStore implements GrantStore {
   }
 
   async listConnectedApplications(userId: number): Promise<ConnectedApplication[]> {
-    const rows = await this.db.selectFrom('grants')
+    const rows = await this.database.db.selectFrom('grants')
       .innerJoin('applications', 'applications.id', 'grants.application_id')
       .leftJoin('users as owners', 'owners.id', 'applications.owner_id')
       .select([
@@ -121,11 +109,10 @@ export class KyselyGrantStore implements GrantStore {
 async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, codeHash: string | null, now: number): Promise<void> {
   // A token from before tokens recorded their code (migration 0005) may belong to
   // any authorization: revoking one, or one while the grant holds a live one, ends all of it.
-  if (codeHash === null || await holdsLiveRefreshTokenOfUnknownOrigin(trx, grantId, now)) return revokeGrantWith(trx, grantId, now);
-  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
-  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
-    .where('grant_id', '=', grantId).where('origin_code_hash', '=', codeHash).where('revoked_at', 'is', null).execute();
+  if (codeHash === null || await liveRefreshTokens(trx, grantId, now).where('origin_code_hash', 'is', null).executeTakeFirst()) {
+    return revokeGrantWith(trx, grantId, now);
+  }
+  await revokeTokensWith(trx, grantId, now, codeHash);
   // A grant left with nothing live ends, as revoking its one authorization always
   // ended it: the Connections page lists the applications that hold access.
   if (!(await holdsAnythingLive(trx, grantId, now))) await revokeGrantWith(trx, grantId, now);
@@ -134,21 +121,24 @@ async function revokeAuthorizationWith(trx: Kysely<Database>, grantId: number, c
 async function revokeGrantWith(trx: Kysely<Database>, grantId: number, now: number): Promise<void> {
   await trx.updateTable('grants').set({ revoked_at: now })
     .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
-  await trx.updateTable('refresh_tokens').set({ revoked_at: now })
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
-  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now }))
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  await revokeTokensWith(trx, grantId, now);
   // A consumed code can no longer be redeemed, so this closes codes still in flight.
   await trx.updateTable('authorization_codes').set({ consumed_at: now })
     .where('grant_id', '=', grantId).where('consumed_at', 'is', null).execute();
 }
 
-async function holdsLiveRefreshTokenOfUnknownOrigin(trx: Kysely<Database>, grantId: number, now: number): Promise<boolean> {
-  const row = await trx.selectFrom('refresh_tokens').select('token_hash')
-    .where('grant_id', '=', grantId).where('origin_code_hash', 'is', null)
-    .where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
-    .limit(1).executeTakeFirst();
-  return row !== undefined;
+/** Revokes the grant's refresh tokens and the access tokens issued alone: of the authorization `originCodeHash`, or all. */
+async function revokeTokensWith(trx: Kysely<Database>, grantId: number, now: number, originCodeHash?: string): Promise<void> {
+  await trx.updateTable('refresh_tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null)
+    .$if(originCodeHash !== undefined, (query) => query.where('origin_code_hash', '=', originCodeHash!)).execute();
+  await issuedAlone(trx.updateTable('access_tokens').set({ revoked_at: now })).where('grant_id', '=', grantId).where('revoked_at', 'is', null)
+    .$if(originCodeHash !== undefined, (query) => query.where('origin_code_hash', '=', originCodeHash!)).execute();
+}
+
+function liveRefreshTokens(trx: Kysely<Database>, grantId: number, now: number) {
+  return trx.selectFrom('refresh_tokens').select('token_hash')
+    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
+    .limit(1);
 }
 
 /**
@@ -161,10 +151,7 @@ async function holdsAnythingLive(trx: Kysely<Database>, grantId: number, now: nu
     .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('expires_at', '>', now)
     .limit(1).executeTakeFirst();
   if (access !== undefined) return true;
-  const refresh = await trx.selectFrom('refresh_tokens').select('token_hash')
-    .where('grant_id', '=', grantId).where('revoked_at', 'is', null).where('rotated_at', 'is', null).where('expires_at', '>', now)
-    .limit(1).executeTakeFirst();
-  if (refresh !== undefined) return true;
+  if (await liveRefreshTokens(trx, grantId, now).executeTakeFirst() !== undefined) return true;
   const code = await trx.selectFrom('authorization_codes').select('code_hash')
     .where('grant_id', '=', grantId).where('consumed_at', 'is', null).where('expires_at', '>', now)
     .limit(1).executeTakeFirst();

@@ -1,23 +1,19 @@
 import { sql } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
-import type { CountedAttempt, LockoutPolicy, LoginThrottleStore } from '../stores.ts';
+import type { CountedAttempt } from '../../domain/records.ts';
+import type { LockoutPolicy, LoginThrottleStore } from '../stores.ts';
 import { deleteInBatches, yieldToRequests } from './purge.ts';
 
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  private get db() {
-    return this.database.db;
-  }
-
   // The upsert increments in one statement, so concurrent attempts never overwrite each
   // other's count, and a lock in force leaves the row as it is. On PostgreSQL the
   // upsert's row lock is held until the lock below is written, so a concurrent attempt
   // waits and then sees that lock; SQLite runs one transaction at a time.
-  // ON CONFLICT ... DO UPDATE reads the same in both dialects.
   async countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.database.db.transaction().execute(async (trx) => {
       const inForce = sql<boolean>`(login_failures.locked_until is not null and login_failures.locked_until > ${now})`;
       const forgotten = sql<boolean>`(login_failures.updated_at <= ${now - policy.forgetAfterMs} and not ${inForce})`;
       const counted = await trx.insertInto('login_failures')
@@ -45,7 +41,7 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   async forgiveAttempt(key: string, attempt: CountedAttempt): Promise<void> {
     if (!attempt.allowed) return;
     const setByThisAttempt = attempt.lockedUntil;
-    await this.db.updateTable('login_failures')
+    await this.database.db.updateTable('login_failures')
       .set({
         failures: sql<number>`login_failures.failures - 1`,
         ...(setByThisAttempt === null ? {} : {
@@ -58,20 +54,20 @@ export class KyselyLoginThrottleStore implements LoginThrottleStore {
   }
 
   async lockedUntil(key: string, now: number): Promise<number | null> {
-    const row = await this.db.selectFrom('login_failures').select('locked_until')
+    const row = await this.database.db.selectFrom('login_failures').select('locked_until')
       .where('key', '=', key).where('locked_until', '>', now)
       .executeTakeFirst();
     return row?.locked_until == null ? null : Number(row.locked_until);
   }
 
   async clearFailures(key: string): Promise<void> {
-    await this.db.deleteFrom('login_failures').where('key', '=', key).execute();
+    await this.database.db.deleteFrom('login_failures').where('key', '=', key).execute();
   }
 
   // Found through the updated_at index (migration 0004) and deleted in the token
   // purge's paced batches: a spray of guesses can leave millions of counters.
   forgetFailuresBefore(olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<number> {
-    return deleteInBatches(this.database, betweenBatches, 'login_failures', 'key', (limit) => this.db.selectFrom('login_failures')
+    return deleteInBatches(this.database, betweenBatches, 'login_failures', 'key', (limit) => this.database.db.selectFrom('login_failures')
       .where('updated_at', '<', olderThan)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', olderThan)]))
       .limit(limit));

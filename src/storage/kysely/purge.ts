@@ -1,39 +1,27 @@
-// Deleting dead credentials in bounded batches keeps each write lock short, so a
-// large purge never stalls token issue (SQLite has one writer; PostgreSQL row locks
-// pile up). Each batch finds its rows through an index (migration 0003) and the
-// caller's pause runs between batches (src/maintenance.ts paces them). Only rows no
-// look-up can answer as live are deleted, so the purge invalidates no cache.
+// Dead credentials are deleted in bounded batches, each found through an index
+// (migration 0003) with the caller's pause between them, so that no write lock is held
+// long enough to stall token issue. Only rows no look-up can answer as live are
+// deleted, so the purge invalidates no cache.
 import { type DeleteQueryBuilder, type DeleteResult, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
 import type { Database, StorageKind } from '../schema.ts';
+import type { TokenStore } from '../stores.ts';
 import { changedRows } from './columns.ts';
 
-/**
- * SQLite runs a batch on the event loop, and a request arriving meanwhile waits
- * for it: small batches. PostgreSQL runs it in the database server, where what a
- * batch costs besides its rows (round trip, plan, commit) is shared by more rows.
- */
+/** SQLite runs a batch on the event loop, so small ones; PostgreSQL shares a batch's round trip among more rows. */
 const PURGE_BATCH_SIZE: Record<StorageKind, number> = { sqlite: 100, postgres: 1000 };
 
 export const yieldToRequests: Pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export interface PurgeCounts {
-  accessTokens: number;
-  refreshTokens: number;
-  codes: number;
-}
+export type PurgeCounts = Awaited<ReturnType<TokenStore['purgeExpired']>>;
 
 /**
  * Deletes the rows `batch` picks (at most `limit` each time) until a batch comes up
- * short, pausing between batches.
- *
- * On PostgreSQL a batch takes only rows no transaction holds and leaves the rest to
- * the next purge: waiting for them could deadlock with a revocation, which locks a
- * grant's tokens, expired ones included, in an order of its own. The DELETE then
- * finds the rows it locked by their addresses (a Tid Scan); matched by key, the
- * planner joined large batches against a scan of the whole table, which kept the
- * bearer GET during a purge below its target. SQLite looks each key up instead.
+ * short. On PostgreSQL a batch skips rows a transaction holds: waiting for them could
+ * deadlock with a revocation, which locks a grant's tokens in an order of its own. The
+ * DELETE finds the rows it locked by their addresses (a Tid Scan): matched by key, the
+ * planner scanned the whole table for large batches. SQLite looks each key up.
  */
 export async function deleteInBatches<Table extends keyof Database>(
   { db, kind }: OpenDatabase, betweenBatches: Pause, table: Table, key: string & keyof Database[Table],

@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 import { SessionEndedError, refusedWhenGone } from '../errors.ts';
-import { type SecretReveal, type SecretRevealStore } from '../stores.ts';
+import type { SecretReveal } from '../../domain/records.ts';
+import type { SecretRevealStore } from '../stores.ts';
 
 /**
  * Holds a secret for its one showing, in the transaction that stores the secret's hash

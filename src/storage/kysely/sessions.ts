@@ -1,41 +1,26 @@
 import type { Kysely } from 'kysely';
-import type { NewAuditEvent, Session } from '../records.ts';
+import type { NewAuditEvent, Session } from '../../domain/records.ts';
 import type { Database, StorageKind } from '../schema.ts';
 import type { SessionStore } from '../stores.ts';
-import { changedRows } from './columns.ts';
+import { changedRows, columnsOf, fieldsOf } from './columns.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
+
+/** A Session record's columns; the out-of-band code is held and taken apart. */
+const SESSION_COLUMNS = ['id_hash', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'] as const;
 
 export class KyselySessionStore implements SessionStore {
   constructor(private readonly db: Kysely<Database>, private readonly kind: StorageKind) {}
 
   async createSession(session: Session, event?: NewAuditEvent): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('sessions')
-        .values({
-          id_hash: session.idHash,
-          user_id: session.userId,
-          csrf_token: session.csrfToken,
-          created_at: session.createdAt,
-          last_seen_at: session.lastSeenAt,
-          expires_at: session.expiresAt,
-        })
-        .execute();
+      await trx.insertInto('sessions').values(columnsOf(session, SESSION_COLUMNS)).execute();
       if (event !== undefined) await writeAuditEvent(trx, event);
     });
   }
 
   async findSession(idHash: string): Promise<Session | undefined> {
-    const row = await this.db.selectFrom('sessions')
-      .select(['id_hash', 'user_id', 'csrf_token', 'created_at', 'last_seen_at', 'expires_at'])
-      .where('id_hash', '=', idHash).executeTakeFirst();
-    return row && {
-      idHash: row.id_hash,
-      userId: row.user_id,
-      csrfToken: row.csrf_token,
-      createdAt: row.created_at,
-      lastSeenAt: row.last_seen_at,
-      expiresAt: row.expires_at,
-    };
+    const row = await this.db.selectFrom('sessions').select(SESSION_COLUMNS).where('id_hash', '=', idHash).executeTakeFirst();
+    return row && fieldsOf(row);
   }
 
   async touchSession(idHash: string, now: number): Promise<void> {

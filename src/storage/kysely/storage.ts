@@ -34,15 +34,7 @@ export function createStorage(database: OpenDatabase): OpenedStorage {
     loginThrottle: mappingErrors(new KyselyLoginThrottleStore(database)),
     secretReveals: mappingErrors(new KyselySecretRevealStore(db)),
     devices: mappingErrors(new KyselyDeviceStore(database)),
-    async isReachable() {
-      if (closed) return false;
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    isReachable: async () => !closed && sql`select 1`.execute(db).then(() => true, () => false),
     readsFromMemory: () => !closed && changes.trusted(),
     migrate: () => database.migrate(),
     settingWarnings: () => database.settingWarnings(),

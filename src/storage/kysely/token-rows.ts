@@ -1,8 +1,8 @@
 // Access and refresh tokens as records and as rows.
-import type { AccessToken, RefreshToken } from '../records.ts';
+import type { AccessToken, RefreshToken } from '../../domain/records.ts';
 import type { WhereInterface } from 'kysely';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
-import { everyColumn, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 /** The columns access and refresh tokens share: an AccessToken record's. */
 const TOKEN_COLUMNS = [
@@ -13,38 +13,13 @@ export const REFRESH_TOKEN_COLUMNS = everyColumn<RefreshTokenRow>()([...TOKEN_CO
 
 type SharedColumns = Pick<AccessTokenRow, (typeof TOKEN_COLUMNS)[number]>;
 
-export function toAccessToken(row: SharedColumns): AccessToken {
-  return {
-    tokenHash: row.token_hash,
-    grantId: row.grant_id,
-    applicationId: row.application_id,
-    userId: row.user_id,
-    scope: scopeFromColumn(row.scope),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    originCodeHash: row.origin_code_hash,
-    resource: row.resource,
-  };
-}
-
-export function toRefreshToken(row: RefreshTokenRow): RefreshToken {
-  return { ...toAccessToken(row), rotatedAt: row.rotated_at };
+/** An access token's record from its row, or with `rotated_at` a refresh token's. */
+export function toToken<Row extends SharedColumns>(row: Row) {
+  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
 function sharedColumns(token: AccessToken): SharedColumns {
-  return {
-    token_hash: token.tokenHash,
-    grant_id: token.grantId,
-    application_id: token.applicationId,
-    user_id: token.userId,
-    scope: scopeToColumn(token.scope),
-    created_at: token.createdAt,
-    expires_at: token.expiresAt,
-    revoked_at: token.revokedAt,
-    origin_code_hash: token.originCodeHash,
-    resource: token.resource,
-  };
+  return { ...columnsOf(token, TOKEN_COLUMNS), scope: scopeToColumn(token.scope) };
 }
 
 /** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */

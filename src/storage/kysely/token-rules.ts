@@ -4,7 +4,7 @@
 // wins (RFC 6749 §4.1.2, RFC 9700 §4.14.2).
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, StorageKind } from '../schema.ts';
-import type { IssuedTokens } from '../stores.ts';
+import type { IssuedTokens } from '../../domain/records.ts';
 
 export interface TokenWrite {
   tokens: IssuedTokens;
@@ -23,10 +23,10 @@ export interface BatchWritten {
 type GrantIds = number[] | Expression<number>;
 
 /**
- * The grants among `grantIds` that are live, with their last use. On PostgreSQL they are locked shared,
- * in id order, until the commit: a revocation takes its grant exclusively first,
- * so it waits for this write and then revokes what it wrote, or this write waits
- * and finds the grant revoked. SQLite runs one writer at a time.
+ * The live grants among `grantIds`, with their last use. On PostgreSQL they are locked
+ * shared, in id order, until the commit: a revocation takes its grant exclusively
+ * first, so it waits for this write and revokes what it wrote, or this write finds the
+ * grant revoked. SQLite runs one writer at a time.
  */
 export function liveGrants(db: Kysely<Database>, kind: StorageKind, grantIds: number[]) {
   return db.selectFrom('grants').select(['id', 'last_used_at'])

@@ -1,8 +1,7 @@
-// PostgreSQL: a batch of token writes as one statement, one round trip and one
-// commit, composed of the same steps as SQLite's (token-writes.ts says why): the
-// live grants locked, the credentials spent, and the rows of the writes that won
-// inserted. The rows travel as JSON and take each table's own column types
-// (json_populate_record), so the statement's text is the same whatever the batch.
+// PostgreSQL: a batch of token writes as one statement, one round trip and one commit,
+// of the same steps as SQLite's (token-writes.ts): the live grants locked, the
+// credentials spent, and the rows of the writes that won inserted. The rows travel as
+// JSON (json_populate_record), so the statement's text is the same whatever the batch.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';

@@ -1,8 +1,6 @@
-// Token issues, refresh-token rotations and code redemptions, by the rules of
-// token-rules.ts; tokens and their audit event commit together or not at all.
-// Writes that arrive together go as one batch in one transaction (batches.ts): on
-// SQLite as the steps below, on PostgreSQL as one statement of the same steps
-// (token-writes-postgres.ts), since each statement there is a round trip.
+// Token issues, rotations and redemptions by the rules of token-rules.ts, in batches
+// (batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
+// statement of the same steps (token-writes-postgres.ts), as each there is a round trip.
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
@@ -15,14 +13,10 @@ import { writeInOneStatement } from './token-writes-postgres.ts';
 export type { TokenWrite } from './token-rules.ts';
 
 /** How stale a grant's last use may be before an issue records it again: the Connections page shows it to the minute. */
-export const LAST_USE_RESOLUTION_MS = 1000;
+const LAST_USE_RESOLUTION_MS = 1000;
 
-
-/**
- * Writes the grants' last use where what they hold is a second old. On PostgreSQL
- * the rows are taken in id order, as every other writer of several grants takes them.
- */
-export async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
+/** Writes the grants' last use; on PostgreSQL taking the rows in id order, as every writer of several grants does. */
+async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
   if (grantIds.length === 0) return;
   const stale = db.selectFrom('grants').select('id')
     .where('id', 'in', grantIds).where('revoked_at', 'is', null)
@@ -50,9 +44,8 @@ async function writeInSteps(trx: Transaction<Database>, writes: readonly TokenWr
 }
 
 /**
- * A one-row INSERT into `table`, built and compiled by Kysely once and run with each
- * row's values: SQLite inserts a multi-row VALUES list more slowly than its rows one
- * by one, and building each row's INSERT anew costs client_credentials more than 5%.
+ * A one-row INSERT into `table`, compiled once and run with each row's values: SQLite
+ * inserts a multi-row VALUES list more slowly than its rows one by one.
  */
 function rowInsert<Row extends object>(table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
   let compiled: CompiledQuery | undefined;

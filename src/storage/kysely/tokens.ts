@@ -1,13 +1,13 @@
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
-import type { AccessToken, NewAuditEvent, RefreshToken } from '../records.ts';
+import type { AccessToken, IssuedTokens, NewAuditEvent, RefreshToken } from '../../domain/records.ts';
 import type { RefreshTokenRow } from '../schema.ts';
-import type { IssuedTokens, TokenStore } from '../stores.ts';
+import type { TokenStore } from '../stores.ts';
 import { recordIfChanged } from './audit.ts';
 import { lookingUpTogether } from './batches.ts';
 import { changing } from './changing.ts';
 import { purgeExpired, yieldToRequests, type PurgeCounts } from './purge.ts';
-import { REFRESH_TOKEN_COLUMNS, toAccessToken, toRefreshToken } from './token-rows.ts';
+import { REFRESH_TOKEN_COLUMNS, toToken } from './token-rows.ts';
 import { type TokenWrite, tokenWrites } from './token-writes.ts';
 
 export class KyselyTokenStore implements TokenStore {
@@ -35,10 +35,6 @@ export class KyselyTokenStore implements TokenStore {
     return this.write({ tokens, spends: { credential: 'authorizationCode', hash: codeHash }, now });
   }
 
-  /**
-   * An access token issued beside a refresh token (migration 0010) is revoked with
-   * it and gone with it; one whose grant is gone is not found either.
-   */
   async findAccessToken(tokenHash: string): Promise<AccessToken | undefined> {
     const row = await this.database.db.selectFrom('access_tokens as a')
       .innerJoin('grants as g', 'g.id', 'a.grant_id')
@@ -50,12 +46,12 @@ export class KyselyTokenStore implements TokenStore {
       .where('a.token_hash', '=', tokenHash)
       .where((eb) => eb.or([eb('a.refresh_token_hash', 'is', null), eb('r.token_hash', 'is not', null)]))
       .executeTakeFirst();
-    return row && toAccessToken(row);
+    return row && toToken(row);
   }
 
   async findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined> {
     const row = await this.findRefreshTokenRow(tokenHash);
-    return row && toRefreshToken(row);
+    return row && toToken(row);
   }
 
   revokeAccessToken(tokenHash: string, now: number, event: NewAuditEvent): Promise<boolean> {
@@ -66,7 +62,6 @@ export class KyselyTokenStore implements TokenStore {
       .executeTakeFirst(), event));
   }
 
-  // Only rows no look-up can answer as live go, so no cache forgets anything.
   purgeExpired(_now: number, olderThan: number, betweenBatches: Pause = yieldToRequests): Promise<PurgeCounts> {
     return purgeExpired(this.database, olderThan, betweenBatches);
   }

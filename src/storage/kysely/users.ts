@@ -1,19 +1,14 @@
 import type { Kysely } from 'kysely';
 import { StorageConflictError, toStorageError } from '../errors.ts';
-import type { NewAuditEvent, User, UserCredentials } from '../records.ts';
-import type { Database, UserRow } from '../schema.ts';
+import type { NewAuditEvent, User, UserCredentials } from '../../domain/records.ts';
+import type { Database } from '../schema.ts';
+import { columnsOf, fieldsOf } from './columns.ts';
 import type { UserStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 
 /** Emails are stored and compared in this form, so uniqueness is case-insensitive. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-type UserColumns = Pick<UserRow, 'id' | 'email' | 'name' | 'created_at'>;
-
-function toUser(row: UserColumns): User {
-  return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
 }
 
 const USER_COLUMNS = ['id', 'email', 'name', 'created_at'] as const;
@@ -27,16 +22,10 @@ export class KyselyUserStore implements UserStore {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('users')
-          .values({
-            email: normalizeEmail(input.email),
-            name: input.name,
-            password_hash: input.passwordHash,
-            created_at: input.now,
-            updated_at: input.now,
-          })
+          .values({ ...columnsOf(input, ['name', 'password_hash']), email: normalizeEmail(input.email), created_at: input.now, updated_at: input.now })
           .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow();
-        const user = toUser(row);
+        const user = fieldsOf(row);
         await writeAuditEvent(trx, event(user));
         return user;
       });
@@ -50,12 +39,12 @@ export class KyselyUserStore implements UserStore {
     const row = await this.db.selectFrom('users').select([...USER_COLUMNS, 'password_hash'])
       .where('email', '=', normalizeEmail(email))
       .executeTakeFirst();
-    return row && { ...toUser(row), passwordHash: row.password_hash };
+    return row && fieldsOf(row);
   }
 
   async findUserById(id: number): Promise<User | undefined> {
     const row = await this.db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
-    return row && toUser(row);
+    return row && fieldsOf(row);
   }
 
   async hasAnyUser(): Promise<boolean> {

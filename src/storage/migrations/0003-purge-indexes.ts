@@ -1,9 +1,6 @@
-// The background purge finds dead rows by revoked_at, rotated_at and consumed_at as
-// well as expires_at. Without these indexes each of its batches scanned the whole
-// table, which on SQLite blocks the event loop for as long as the scan takes (a
-// million live tokens: a noticeable stall every batch). Partial: live rows have
-// NULL there, so the indexes hold only the few dead ones. Migration 0011 drops the
-// ones by rotated_at and consumed_at, which the purge no longer reads.
+// Indexes by which the purge finds dead rows: without them each of its batches scanned
+// the whole table, on SQLite blocking the event loop. Partial: live rows have NULL
+// there. Migration 0011 drops the two by rotated_at and consumed_at.
 import type { Migration } from 'kysely';
 
 const DEAD_ROW_COLUMNS = [

@@ -1,8 +1,6 @@
-// The purge forgets sign-in failure counters by updated_at. Without an index each
-// purge scanned the whole table, which on SQLite blocks the event loop: with a
-// million counters (a spray of guesses across many emails and addresses) 84 ms on
-// every purge, and deleting them all at once 1.3 s. With it the purge deletes in
-// index-found batches like the token purge (src/storage/kysely/purge.ts).
+// The purge forgets sign-in failure counters by updated_at, in index-found batches like
+// the token purge's (kysely/purge.ts): a scan of the whole table, which a spray of
+// guesses can fill, would block SQLite's event loop.
 import type { Migration } from 'kysely';
 
 export function loginFailuresAgeIndexMigration(): Migration {

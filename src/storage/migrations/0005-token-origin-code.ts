@@ -1,9 +1,7 @@
-// Each token remembers the authorization code it descends from, through any
-// number of refreshes, so that a code replay, a refresh token's reuse or its
-// revocation (RFC 6749 §4.1.2, RFC 9700 §4.14.2, RFC 7009 §2.1) revokes that one
-// authorization's tokens, not every device's and the client_credentials tokens
-// that share the user's grant. Tokens from before this column keep null; for
-// them the whole grant is revoked, as it always was.
+// Each token remembers the authorization code it descends from, through any number of
+// refreshes, so that a code replay, a refresh token's reuse or its revocation (RFC 6749
+// §4.1.2, RFC 9700 §4.14.2, RFC 7009 §2.1) revokes that one authorization's tokens,
+// not every device's. Older tokens keep null: for them the whole grant is revoked.
 import type { Migration } from 'kysely';
 
 export function tokenOriginCodeMigration(): Migration {

@@ -1,13 +1,9 @@
-// An access token issued beside a refresh token (a code exchange or a refresh) is
-// bound to it: it records that refresh token's hash, and it is refused once that
-// refresh token is revoked or gone (kysely/tokens.ts). Revoking a grant or an
-// authorization already marks every refresh token of it, rotated ones included,
-// so such access tokens need no index by grant, which took each new token at its
-// grant's own place, a page of it in every commit of the token endpoints; it now
-// holds only the tokens issued alone: client_credentials', and older ones.
-// The foreign key to grants goes with it, since a partial index cannot serve its
-// cascade: deleting an application deletes those tokens itself (applications.ts),
-// and a look-up finds no token whose grant is gone, however that went.
+// An access token issued beside a refresh token records that refresh token's hash and
+// is refused once it is revoked or gone (kysely/tokens.ts). Revoking a grant or an
+// authorization marks all its refresh tokens, so such access tokens need no index by
+// grant, which took a page of it in every token commit: the index holds only tokens
+// issued alone. The foreign key to grants goes, as a partial index cannot serve its
+// cascade: deleting an application deletes those tokens itself (applications.ts).
 import { sql, type Kysely, type Migration, type SqlBool } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 import { required } from './columns.ts';
@@ -25,12 +21,10 @@ function createGrantIndex(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * SQLite cannot drop a foreign key, so the table is made anew, as its manual
- * describes (ALTER TABLE, "other kinds of table schema changes"). The migration
- * runs in one transaction with its record (sqlite/dialect.ts), so a process killed
- * between the DROP and the RENAME leaves the old table; run on a table that
- * already has the column, it does nothing. No other table refers to this one, so
- * the foreign keys need not be turned off.
+ * SQLite cannot drop a foreign key, so the table is made anew, as its manual describes
+ * (ALTER TABLE, "other kinds of table schema changes"), in one transaction with the
+ * migration's record (sqlite/dialect.ts); on a table that already has the column it
+ * does nothing. No other table refers to this one: foreign keys may stay on.
  */
 async function rebuildSqliteTable(db: Kysely<any>): Promise<void> {
   const columns = ['token_hash', 'grant_id', 'application_id', 'user_id', 'scope', 'created_at', 'expires_at', 'revoked_at', 'origin_code_hash'];

@@ -1,7 +1,6 @@
 // PostgreSQL: a refresh token is updated once, when rotated, and a code once, when
-// redeemed. Half of each new page is left free for that one update, so the new row
-// version fits on its own page as a heap-only tuple and no index takes an entry for
-// it; at the default fillfactor most rotations wrote an entry in every index. The
+// redeemed. Half of each new page is left free for that update, so the new row version
+// stays on its page as a heap-only tuple and no index takes an entry for it. The
 // setting applies to pages written from now on and takes no blocking lock.
 import { sql, type Migration } from 'kysely';
 import type { StorageKind } from '../schema.ts';

@@ -1,7 +1,6 @@
-// PostgreSQL: triggers made by earlier releases announced every change to the
-// tables cached reads come from. The store methods that change what a cache holds
-// announce it themselves now, in the same transaction (kysely/changing.ts), so the
-// triggers go. Upgrading instances one at a time: see docs/operations.md.
+// PostgreSQL: the triggers of migrations 0006-0008 go, since the store methods that
+// change what a cache holds announce it in their own transaction (kysely/changing.ts).
+// Upgrading instances one at a time: see docs/operations.md.
 import { sql, type Migration } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 

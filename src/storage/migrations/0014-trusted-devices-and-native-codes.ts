@@ -1,8 +1,7 @@
-// Two things a browser holds: the devices (browsers) that have signed in to an
-// account before, which keep their own sign-in allowance while the account is
-// locked for unknown ones (OWASP, "Slow Down Online Guessing Attacks with Device
-// Cookies"); and the code of an out-of-band authorization, waiting on its session
-// to be shown once to that browser, never carried in a URL.
+// The browsers that have signed in to an account, which keep their own sign-in
+// allowance while it is locked for unknown ones (OWASP, "Slow Down Online Guessing
+// Attacks with Device Cookies"); and an out-of-band authorization's code, waiting on
+// its session to be shown once, never carried in a URL.
 import type { Migration } from 'kysely';
 import { cascadingTo, required } from './columns.ts';
 

@@ -1,6 +1,6 @@
 // Migrations ship in the code rather than as files found at run time, so a bundled
 // or compiled build migrates exactly what it was built with. Names sort in order.
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import type { StorageKind } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { secretRevealsMigration } from './0002-secret-reveals.ts';
@@ -17,29 +17,25 @@ import { tokenResourceMigration } from './0015-token-resource.ts';
 import { selfRegisteredClientsMigration } from './0016-self-registered-clients.ts';
 import { retiredMigration } from './retired.ts';
 
-class CodeMigrationProvider implements MigrationProvider {
-  constructor(private readonly kind: StorageKind) {}
-
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return {
-      '0001-initial': initialMigration(this.kind),
-      '0002-secret-reveals': secretRevealsMigration(),
-      '0003-purge-indexes': purgeIndexesMigration(),
-      '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
-      '0005-token-origin-code': tokenOriginCodeMigration(),
-      '0006-change-notices': retiredMigration(),
-      '0007-application-notices': retiredMigration(),
-      '0008-quiet-purge-notices': retiredMigration(),
-      '0009-activity-index': activityIndexMigration(),
-      '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(this.kind),
-      '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
-      '0012-room-for-spending': roomForSpendingMigration(this.kind),
-      '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(this.kind),
-      '0014-trusted-devices-and-native-codes': trustedDevicesAndNativeCodesMigration(),
-      '0015-token-resource': tokenResourceMigration(),
-      '0016-self-registered-clients': selfRegisteredClientsMigration(this.kind),
-    };
-  }
+function migrations(kind: StorageKind): Record<string, Migration> {
+  return {
+    '0001-initial': initialMigration(kind),
+    '0002-secret-reveals': secretRevealsMigration(),
+    '0003-purge-indexes': purgeIndexesMigration(),
+    '0004-login-failures-age-index': loginFailuresAgeIndexMigration(),
+    '0005-token-origin-code': tokenOriginCodeMigration(),
+    '0006-change-notices': retiredMigration(),
+    '0007-application-notices': retiredMigration(),
+    '0008-quiet-purge-notices': retiredMigration(),
+    '0009-activity-index': activityIndexMigration(),
+    '0010-access-tokens-by-refresh-token': accessTokensByRefreshTokenMigration(kind),
+    '0011-spent-credentials-unindexed': spentCredentialsUnindexedMigration(),
+    '0012-room-for-spending': roomForSpendingMigration(kind),
+    '0013-changes-announced-by-stores': changesAnnouncedByStoresMigration(kind),
+    '0014-trusted-devices-and-native-codes': trustedDevicesAndNativeCodesMigration(),
+    '0015-token-resource': tokenResourceMigration(),
+    '0016-self-registered-clients': selfRegisteredClientsMigration(kind),
+  };
 }
 
 /**
@@ -77,5 +73,5 @@ async function withoutForeignKeys<T>(db: Kysely<any>, kind: StorageKind, work: (
 }
 
 function migrator(db: Kysely<any>, kind: StorageKind): Migrator {
-  return new Migrator({ db, provider: new CodeMigrationProvider(kind), nameComparator: byCodeUnits });
+  return new Migrator({ db, provider: { getMigrations: async () => migrations(kind) }, nameComparator: byCodeUnits });
 }

@@ -1,8 +1,5 @@
-// Migrations 0006, 0007 and 0008 made PostgreSQL triggers that announced changes
-// to the tables cached reads come from. The stores announce their own changes now
-// (kysely/changing.ts) and migration 0013 drops the triggers from databases that
-// have them; a new database needs none, so these run nothing. Their names stay,
-// since the databases that ran them record them.
+// Migrations 0006-0008 made PostgreSQL triggers that migration 0013 drops; a new
+// database needs none, so they run nothing. Their names stay: databases record them.
 import type { Migration } from 'kysely';
 
 export function retiredMigration(): Migration {

@@ -1,10 +1,8 @@
-// How a Folio process on PostgreSQL learns that the reads it keeps in memory may
-// be out of date: its own changes, as its stores report them, and other
-// instances', whose transactions send a notice naming what they changed
-// (Changes.announce) to a connection of this process's own that LISTENs. Another
-// instance's revocation is seen once its notice arrives, within milliseconds of
-// its commit; RFC 7009 §2.1 allows such a propagation delay and asks that it be
-// kept small. The instance that revoked sees it at once.
+// How a process on PostgreSQL learns that what it caches may be out of date: its own
+// changes, as its stores report them, and other instances', whose transactions send a
+// notice naming what they changed to a connection of this process that LISTENs. Another
+// instance's revocation is seen within milliseconds of its commit: RFC 7009 §2.1 allows
+// such a propagation delay and asks that it be kept small.
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
@@ -14,10 +12,8 @@ import type { Database } from '../schema.ts';
 /** How often the listening connection is asked to prove that it still hears every notice. */
 const HEARTBEAT_EVERY_MS = 500;
 /**
- * Notices are trusted for this long after the last proof was asked for: a
- * connection lost without a word (a network partition) outdates nothing for
- * longer than this, and after it nothing is answered from memory until a proof
- * or a new connection arrives.
+ * Notices are trusted for this long after the last proof was asked for: a connection
+ * lost without a word (a network partition) leaves nothing cached for longer.
  */
 export const NOTICES_TRUSTED_FOR_MS = 2000;
 /** A proof this late means the connection is gone: it is dropped and made anew. */
@@ -33,7 +29,7 @@ export class PostgresChanges implements Changes {
   private readonly versions = new KindVersions();
   private trustedUntil = -Infinity;
   private listener: pg.Client | undefined;
-  /** When the unanswered connect or proof on the listening connection was sent. */
+  /** When the unanswered connect or proof was sent. */
   private awaitedSince: number | undefined;
   private awaitedProof: string | undefined;
   private proofsSent = 0;
@@ -42,11 +38,7 @@ export class PostgresChanges implements Changes {
   private reconnect: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  /**
-   * `onListening` hears when a connection is first proven (true) and when one is
-   * lost (false): while none is proven, every bearer look-up reads the database.
-   * `elapsed` is a monotonic clock in milliseconds; tests move their own.
-   */
+  /** `onListening` hears when a connection is first proven and when one is lost; `elapsed` is a monotonic clock. */
   constructor(
     private readonly connectionString: string,
     private readonly onListening: (listening: boolean) => void = () => {},
@@ -118,12 +110,10 @@ export class PostgresChanges implements Changes {
   }
 
   /**
-   * Notices of one database reach a listener in the order their transactions
-   * committed, so hearing a notice of our own, sent now, proves that every
-   * notice of a commit before it has been heard, on a connection that is one
-   * session. Behind a pooler in transaction mode, which lends server
-   * connections per transaction, the proof mostly fails, but notices can be
-   * lost between proofs: this connection needs a session of its own (README).
+   * Notices reach a listener in the order their transactions committed, so hearing
+   * one of our own, sent now, proves that every notice of an earlier commit has been
+   * heard. Behind a pooler in transaction mode notices can be lost between proofs:
+   * this connection needs a session of its own (README).
    */
   private prove(listener: pg.Client): void {
     const proof = `${this.proofPrefix}${++this.proofsSent}`;

@@ -6,9 +6,8 @@ import { migrateToLatest } from '../migrations/provider.ts';
 import type { Database } from '../schema.ts';
 import { PostgresChanges } from './changes.ts';
 
-// A database that is away costs a request seconds, not a hang: connecting (or
-// waiting for a pooled connection) and each query are bounded, and the failure is
-// StorageUnavailableError, which routes answer with 503. Migrations, which may
+// A database that is away costs a request seconds, not a hang: connecting and each
+// query are bounded, and routes answer the failure with 503. Migrations, which may
 // build an index on a large table, run without the query bound.
 const CONNECT_TIMEOUT_MS = 2000;
 const QUERY_TIMEOUT_MS = 3000;
@@ -21,7 +20,7 @@ const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
   oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
 
 export interface PostgresOptions {
-  /** Connections at most; pg's 10 by default. */
+  /** Connections at most (FOLIO_DATABASE_POOL_SIZE); pg's 10 by default. */
   poolSize?: number;
   /** false for bulk work: no bound on each query's time. */
   queryTimeout?: boolean;
@@ -46,11 +45,10 @@ function createPool(connectionString: string, options: { max?: number; queryTime
 }
 
 /**
- * Kysely sends every query unnamed, which PostgreSQL parses and plans each time.
- * Named, a statement is parsed once per connection and its plan kept: the bearer
- * and token rows on PostgreSQL need it. Every text gets a name, so no query may
- * use `select *` or `returning *`: a migration that adds a column would change a
- * kept statement's result and fail it. Poolers in transaction mode must support
+ * Kysely sends every query unnamed, which PostgreSQL parses and plans each time;
+ * named, a statement is parsed once per connection and its plan kept. So no query
+ * may use `select *` or `returning *`: a migration that adds a column would change
+ * a kept statement's result and fail it. Poolers in transaction mode must support
  * named statements (PgBouncer 1.21 and later).
  */
 function namingStatements(pool: pg.Pool): PostgresPool {

@@ -1,8 +1,7 @@
-// What a SQLite process learns of changes to the cached reads: its own, as its
-// stores report them, and every commit another process makes on the file (a
-// second server, the CLI), through PRAGMA data_version, which moves with each
-// commit of another connection. What another process changed is unknown, so such
-// a commit outdates every kind.
+// What a SQLite process learns of changes to the cached reads: its own, as its stores
+// report them, and every commit another process (a second server, the CLI) makes on
+// the file, through PRAGMA data_version; what that changed is unknown, so it outdates
+// every kind.
 import type SqliteDatabase from 'better-sqlite3';
 import { type Changes, KindVersions } from '../cache/changes.ts';
 

@@ -6,22 +6,16 @@ import {
   SqliteDriver, type SqliteStatement,
 } from 'kysely';
 
-/** How every transaction begins. */
-export const BEGIN = 'begin immediate';
-
 /** Distinct SQL texts kept prepared: Folio sends a few hundred at most, variable IN lists included. */
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * Transactions begin IMMEDIATE, taking the write lock at once. Begun plainly, one
- * that reads before it writes holds only a snapshot, and if another process on the
- * file (a second server, the CLI) commits in between, its first write fails at once
- * with SQLITE_BUSY_SNAPSHOT whatever busy_timeout says; holding the lock from BEGIN,
- * the other process waits its turn instead.
+ * Transactions begin IMMEDIATE, taking the write lock at once: begun plainly, one that
+ * reads before it writes fails with SQLITE_BUSY_SNAPSHOT, whatever busy_timeout says,
+ * if another process on the file (a second server, the CLI) commits in between.
  *
- * Migrations run in one transaction with their record: SQLite's CREATE, DROP and
- * ALTER are transactional, so a process killed halfway through a migration leaves
- * none of it done rather than part of it done and unrecorded.
+ * Migrations run in one transaction with their record: SQLite's DDL is transactional,
+ * so a process killed halfway through a migration leaves none of it done.
  */
 export class FolioSqliteDialect extends SqliteDialect {
   private readonly folioConfig: SqliteDialectConfig;
@@ -35,7 +29,7 @@ export class FolioSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     return new (class extends SqliteDriver {
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-        await connection.executeQuery(CompiledQuery.raw(BEGIN));
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
       }
     })(this.folioConfig);
   }
@@ -50,10 +44,9 @@ export class FolioSqliteDialect extends SqliteDialect {
 }
 
 /**
- * Kysely prepares every query afresh; parsing the same SQL again on every token
- * request costs the token endpoint's benchmark rows more than 5%. A prepared
- * statement is safe to reuse: better-sqlite3 runs each to completion at once and
- * prepares it again itself after a schema change.
+ * Kysely prepares every query afresh, parsing the same SQL again on every request. A
+ * prepared statement is safe to reuse: better-sqlite3 runs each to completion at once
+ * and prepares it again itself after a schema change.
  */
 function keepingStatements(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
   const statements = new Map<string, SqliteStatement>();

@@ -1,8 +1,7 @@
-// Transactions whose commit is made durable off the event loop. With
-// synchronous=FULL SQLite fsyncs the WAL inside COMMIT, on the event loop's own
-// thread, and no request is served meanwhile. These commit under NORMAL, which
-// writes the WAL without the fsync, and the same fsync then runs on libuv's thread
-// pool before the caller hears back: in WAL mode that fsync is all FULL adds.
+// Transactions whose commit is made durable off the event loop. Under synchronous=FULL
+// SQLite fsyncs the WAL inside COMMIT, on the event loop; these commit under NORMAL,
+// without the fsync, and the same fsync then runs on libuv's thread pool before the
+// caller hears back: in WAL mode that fsync is all FULL adds.
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { StorageUnavailableError } from '../errors.ts';
 import type { Database } from '../schema.ts';

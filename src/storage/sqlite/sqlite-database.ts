@@ -14,11 +14,10 @@ import { walSync } from './wal-sync.ts';
 export const SQLITE_MEMORY = ':memory:';
 
 /**
- * Pages the WAL may hold before a commit copies them back into the database file.
- * A checkpoint runs inside that COMMIT, on the event loop, and copies each page
- * once however many commits changed it; token writes change the same few pages
- * again and again, so fewer, larger checkpoints cost the refresh and code-exchange
- * rows less than SQLite's default of 1,000 pages. The price is a WAL of up to 16 MB.
+ * Pages the WAL may hold before a commit copies them back into the database file, on
+ * the event loop. Token writes change the same few pages again and again, and a
+ * checkpoint copies each once, so fewer, larger ones than SQLite's default of 1,000
+ * cost token requests less. The price is a WAL of up to 16 MB.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 

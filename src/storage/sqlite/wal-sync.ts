@@ -4,9 +4,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
- * Shares fsyncs among callers: a caller waits for an fsync that began after it
- * called, so one under way serves nobody who arrives during it; they all share
- * the next, begun as soon as it ends. At most one runs at a time.
+ * Shares fsyncs among callers: a caller waits for an fsync that began after it called;
+ * those who arrive during one share the next, begun as soon as it ends.
  */
 export function sharedSyncs(syncOnce: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -36,10 +35,9 @@ export interface WalSync {
 }
 
 /**
- * The WAL of the database file `databasePath`. It is opened at the first sync,
- * after a commit has created it, and its directory is fsynced once then, as
- * SQLite does on a WAL's first sync, so that the file's name is on disk too.
- * Linux and macOS flush a file's data for any descriptor of it, a read-only one too.
+ * The WAL of the database file `databasePath`, opened at the first sync, after a
+ * commit has created it; its directory is fsynced then, as SQLite does, so that the
+ * file's name is on disk too. Linux and macOS flush a file for any descriptor of it.
  */
 export function walSync(databasePath: string): WalSync {
   let wal: Promise<FileHandle> | undefined;

@@ -10,10 +10,9 @@ export class VersionedCache<Key, Value> {
   constructor(private readonly capacity: number, private readonly version: () => number) {}
 
   /**
-   * The value for `key`, from memory or from `read`. A value is kept only if the
-   * version did not move while it was read, since a change meanwhile may have come
-   * after the read. Look-ups of a key already being read at this version wait for
-   * that read rather than make their own, so a burst after a change costs one read.
+   * The value for `key`, from memory or from `read`; kept only if the version did not
+   * move while it was read, as a change meanwhile may have come after the read. A burst
+   * of look-ups of one key at one version costs one read.
    */
   get(key: Key, read: (key: Key) => Promise<Value | undefined>): Promise<Value | undefined> {
     const now = this.version();

@@ -1,6 +1,6 @@
-// Records as the rest of Folio sees them. Times are Unix milliseconds; the
-// storage layer converts to and from column types. Hashes are lowercase hex
-// SHA-256 of the opaque value: the value itself is never stored.
+// The records every part of Folio passes around: what storage keeps and hands back.
+// Times are Unix milliseconds; storage converts to and from column types. Hashes
+// are lowercase hex SHA-256 of the opaque value: the value itself is never stored.
 
 export interface User {
   id: number;
@@ -119,6 +119,25 @@ export interface RefreshToken extends AccessToken {
   rotatedAt: number | null;
 }
 
+/**
+ * A client secret waiting to be shown once to the signed-in person who created or
+ * rotated it. The row holds it sealed with a key only that person's browser has
+ * (see src/accounts/secret-reveals.ts), never in plain text.
+ */
+export interface SecretReveal {
+  sessionIdHash: string;
+  applicationId: number;
+  sealedSecret: string;
+  expiresAt: number;
+}
+
+/** The tokens of one issue, and its audit event: written together or not at all. */
+export interface IssuedTokens {
+  access: AccessToken;
+  refresh?: RefreshToken;
+  event?: NewAuditEvent;
+}
+
 export interface Session {
   idHash: string;
   userId: number;
@@ -203,4 +222,19 @@ export interface Portfolio extends PortfolioFields {
   ownerId: number;
   createdAt: number;
   updatedAt: number;
+}
+
+/** Sign-in failures counted for one key (an account's email, a client address). */
+export interface FailureCount {
+  failures: number;
+  /** When the key's lock ends, or null when it is not locked. */
+  lockedUntil: number | null;
+}
+
+/** A sign-in attempt counted as a failure before its password is checked. */
+export interface CountedAttempt extends FailureCount {
+  /** False when a lock was already in force: nothing was counted, and no password may be checked. */
+  allowed: boolean;
+  /** The key's lock before this attempt (null, or one that had ended), for `forgiveAttempt`. */
+  previousLockedUntil: number | null;
 }

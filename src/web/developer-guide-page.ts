@@ -62,16 +62,16 @@ export function renderDeveloperGuide(base: string): string {
         </tbody>
       </table>
     </section>
-    ${errorsSection()}
+    ${errorsSection(base)}
     <section class="card" id="libraries">
       <h2>7. OAuth libraries</h2>
-      <p>Folio is tested with <code>openid-client</code> 6 and <code>oauth4webapi</code> 3 (and Folio's own
+      <p>Folio is tested with <code>openid-client</code> 6, <code>oauth4webapi</code> 3, <code>simple-oauth2</code> 5 (and Folio's own
         <code>@folio/client</code>). Where a library and Folio disagree, Folio follows the RFC:</p>
       ${interopQuirks()}
     </section>`);
 }
 
-function errorsSection(): SafeHtml {
+function errorsSection(base: string): SafeHtml {
   return html`
     <section class="card" id="errors">
       <h2>5. Errors</h2>
@@ -81,9 +81,13 @@ function errorsSection(): SafeHtml {
         <li>Token endpoint: 400 <code>invalid_request</code>, <code>invalid_grant</code> (bad, used or expired code or refresh
           token), <code>unauthorized_client</code>, <code>unsupported_grant_type</code>, <code>invalid_scope</code>; 401
           <code>invalid_client</code>, with <code>WWW-Authenticate: Basic</code> when you used Basic.</li>
-        <li>API (RFC 6750 §3): 401 with <code>WWW-Authenticate: Bearer realm="folio"</code> when no token was sent, and
-          <code>error="invalid_token"</code> when it is bad, expired or revoked (refresh and retry once); 403
-          <code>insufficient_scope</code>; 404 <code>not_found</code> for a portfolio that is not the user's.</li>
+        <li>API and MCP (RFC 6750 §3): 401 with <code>WWW-Authenticate: Bearer realm="folio", scope="read",
+          resource_metadata="…"</code> when no token was sent (the RFC 9728 metadata of the resource you called), and
+          <code>error="invalid_token"</code> when it is bad, expired, revoked or issued for the other resource (refresh and
+          retry once); 403 <code>insufficient_scope</code>; 404 <code>not_found</code> for a portfolio that is not the user's.</li>
+        <li>Resource indicators (RFC 8707): send <code>resource=${base}/api/v2</code> or <code>resource=${base}/mcp</code> (once) on
+          the authorization request and the token request to bind the token to that resource; anything else is
+          <code>invalid_target</code>. Without it a token serves <code>/api/v2</code> only, as before. A refresh may narrow, never widen.</li>
         <li>Authorization endpoint: errors go to your redirect URI with <code>error</code>, <code>state</code> and
           <code>iss</code>: by redirect once the user has answered the consent page or approved your application before;
           otherwise Folio shows the error with a link that continues to you, so its links cannot bounce people anywhere

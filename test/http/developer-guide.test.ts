@@ -43,6 +43,8 @@ describe('developer guide at /developers', () => {
 
   it('says how to set up each mainstream client library Folio was checked against', async () => {
     const body = (await t.app.inject({ method: 'GET', url: '/developers' })).body;
+    assert.ok(body.includes('resource=https://folio.example/mcp'), 'resource indicators are explained with the base URL');
+    assert.ok(body.includes('invalid_target'));
     for (const library of ['openid-client', 'oauth4webapi', 'simple-oauth2', 'requests-oauthlib', 'Authlib', 'Ruby oauth2', 'Spring Security', 'league/oauth2-client']) {
       assert.ok(body.includes(library), library);
     }

@@ -82,7 +82,7 @@ function errorsSection(base: string): SafeHtml {
           token), <code>unauthorized_client</code>, <code>unsupported_grant_type</code>, <code>invalid_scope</code>; 401
           <code>invalid_client</code>, with <code>WWW-Authenticate: Basic</code> when you used Basic.</li>
         <li>API and MCP (RFC 6750 §3): 401 with <code>WWW-Authenticate: Bearer realm="folio", scope="read",
-          resource_metadata="…"</code> when no token was sent (the RFC 9728 metadata of the resource you called), and
+          resource_metadata="&hellip;"</code> when no token was sent (the RFC 9728 metadata of the resource you called), and
           <code>error="invalid_token"</code> when it is bad, expired, revoked or issued for the other resource (refresh and
           retry once); 403 <code>insufficient_scope</code>; 404 <code>not_found</code> for a portfolio that is not the user's.</li>
         <li>Resource indicators (RFC 8707): send <code>resource=${base}/api/v2</code> or <code>resource=${base}/mcp</code> (once) on

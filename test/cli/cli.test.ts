@@ -37,7 +37,7 @@ describe('folio CLI', { concurrency: true }, () => {
     assert.equal(oneLineError(result), 'folio: error: user name must not contain control or text-direction characters');
   });
 
-  test('serve refuses development mode on a public interface, naming FOLIO_HOST and FOLIO_ENV, and listens nowhere', { timeout: 30_000 }, async () => {
+  test('serve refuses development mode on a public interface, naming FOLIO_HOST and FOLIO_ENV, and listens nowhere', { timeout: 60_000 }, async () => {
     const result = await cli.run(['serve', '--port', '0'], { env: { FOLIO_HOST: '0.0.0.0' } });
     assert.equal(result.status, 1);
     assert.match(oneLineError(result), /^folio: error: FOLIO_HOST must be a loopback address while FOLIO_ENV is unset.*FOLIO_ENV=production/);

@@ -30,6 +30,8 @@ export interface Fixtures {
   clientSecret: string;
   /** Access tokens of the demo user, who owns the demo portfolios. */
   bearerTokens: string[];
+  /** One more, bound to the MCP endpoint (RFC 8707), which accepts no other. */
+  mcpBearer: string;
 }
 
 export class BenchDatabase {
@@ -52,7 +54,8 @@ export class BenchDatabase {
   }
 
   /** Migrates, adds the demo user, applications and portfolios, and the load's users and tokens. */
-  async prepare(): Promise<Fixtures> {
+  /** `mcpResource`: the server's `{base_url}/mcp`, which its MCP token is bound to. */
+  async prepare(mcpResource: string): Promise<Fixtures> {
     const { storage } = this;
     await storage.migrate();
     const demo = await seedDemo({ storage, clock: systemClock, random: cryptoRandom });
@@ -68,19 +71,20 @@ export class BenchDatabase {
       this.chainGrants.push({ grantId: grant.id, userId: user.id });
     }
     const demoGrant = await storage.grants.findOrCreateActiveGrant(application.ownerId, application.id, ['read'], now);
-    const bearerTokens: string[] = [];
-    for (let index = 0; index < BEARER_TOKENS; index++) {
+    const mintBearer = async (resource: string | null) => {
       const token = generateCredential('accessToken', cryptoRandom, now);
-      bearerTokens.push(token);
       await storage.tokens.saveTokens({ access: {
         tokenHash: hashCredential(token), grantId: demoGrant.id, applicationId: application.id,
         userId: application.ownerId, scope: ['read'], createdAt: now, expiresAt: now + lifetimes.accessToken, revokedAt: null,
-        originCodeHash: null,
-        resource: null,
+        originCodeHash: null, resource,
       } });
-    }
+      return token;
+    };
+    const bearerTokens: string[] = [];
+    for (let index = 0; index < BEARER_TOKENS; index++) bearerTokens.push(await mintBearer(null));
+    const mcpBearer = await mintBearer(mcpResource);
     await this.refreshStatistics();
-    return { clientId: confidential.clientId, clientSecret: confidential.clientSecret!, bearerTokens };
+    return { clientId: confidential.clientId, clientSecret: confidential.clientSecret!, bearerTokens, mcpBearer };
   }
 
   /**

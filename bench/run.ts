@@ -70,13 +70,13 @@ const log = (text: string) => process.stderr.write(`${text}\n`);
 async function startFolio(name: string, url: string, liveTokens: number, env: Record<string, string> = {}) {
   const db = BenchDatabase.open(url);
   databases.push(db);
-  const fixtures = await db.prepare();
-  await db.addLiveTokens(liveTokens - fixtures.bearerTokens.length);
   const port = await freePort();
+  const fixtures = await db.prepare(`http://127.0.0.1:${port}/mcp`);
+  await db.addLiveTokens(liveTokens - fixtures.bearerTokens.length - 1);
   const server = await startServer(name, folioArgs, port, '/readyz', { ...folioServerEnv(url, port, args['log-level']!), ...folioEnv, ...env });
   servers.push(server);
   log(`${name}: ready in ${server.readyMs.toFixed(0)} ms, ${await db.liveTokenCount()} tokens`);
-  return { db, server, bearer: fixtures.bearerTokens[0]!, fixtures };
+  return { db, server, bearer: fixtures.bearerTokens[0]!, mcpBearer: fixtures.mcpBearer, fixtures };
 }
 
 /**

@@ -53,6 +53,8 @@ export interface FolioServer {
   server: Server;
   /** An access token of the demo user, who owns the demo portfolios. */
   bearer: string;
+  /** The same user's token for the MCP endpoint. */
+  mcpBearer: string;
 }
 
 export interface FolioBackend {
@@ -158,7 +160,7 @@ export function folioScenarios(backend: FolioBackend, peers: { bareGet: Scenario
     // An MCP tool call reads what the bearer GET reads, through the MCP SDK: its cost beside that GET, no target.
     { backend: name, server: main.server, reference: bearerSmall, versus: 'bearer GET', name: 'POST /mcp tools/call list_portfolios',
       spec: async () => load(main.server, 'json', '/mcp', {
-        headers: { authorization: `Bearer ${main.bearer}`, accept: 'application/json, text/event-stream' },
+        headers: { authorization: `Bearer ${main.mcpBearer}`, accept: 'application/json, text/event-stream' },
         json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_portfolios', arguments: {} } },
       }) },
     { ...token, name: 'POST /oauth2/token client_credentials', minRatio: TARGETS.clientCredentialsVersusOidcProvider,

@@ -114,7 +114,6 @@ export interface Database {
   trusted_devices: TrustedDevicesTable;
 }
 
-export type UserRow = Selectable<UsersTable>;
 export type ApplicationRow = Selectable<ApplicationsTable>;
 export type GrantRow = Selectable<GrantsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;

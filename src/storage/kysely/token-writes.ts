@@ -1,11 +1,12 @@
 // Token issues, rotations and redemptions by the rules of token-rules.ts, in batches
-// (batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
+// (platform/batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
 // statement of the same steps (token-writes-postgres.ts), as each there is a round trip.
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';
-import { Batches } from './batches.ts';
+import { Batches } from '../../platform/batches.ts';
+import { isOutage } from './batches.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './token-rows.ts';
 import { type BatchWritten, type TokenWrite, grantsOf, liveGrants, redemption, rotation, spentBy } from './token-rules.ts';
 import { writeInOneStatement } from './token-writes-postgres.ts';
@@ -89,6 +90,6 @@ export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Prom
     const { grantIds, now } = staleGrants(writes, batch);
     await touchLastUse(db, kind, grantIds, now).catch(() => undefined);
     return batch.written;
-  }, (write, batch) => write.spends === undefined || !batch.some((other) => other.spends?.hash === write.spends!.hash));
+  }, (write, batch) => write.spends === undefined || !batch.some((other) => other.spends?.hash === write.spends!.hash), isOutage);
   return (write) => batches.submit(write);
 }

@@ -21,19 +21,13 @@ export function walSync(databasePath: string): WalSync {
   let closed = false;
   const opened = () => {
     wal ??= (async () => {
-      const handle = await open(`${databasePath}-wal`, 'r');
+      const directory = await open(dirname(databasePath), 'r');
       try {
-        const directory = await open(dirname(databasePath), 'r');
-        try {
-          await directory.sync();
-        } finally {
-          await directory.close();
-        }
-      } catch (error) {
-        await handle.close();
-        throw error;
+        await directory.sync();
+      } finally {
+        await directory.close();
       }
-      return handle;
+      return open(`${databasePath}-wal`, 'r');
     })();
     wal.catch(() => { wal = undefined; });
     return wal;

@@ -11,16 +11,12 @@ const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'created_at', 'expires_at', 'consumed_at', 'resource',
 ]);
 
-function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
-  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
-}
-
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
   readonly findAuthorizationCode: (codeHash: string) => Promise<AuthorizationCode | undefined>;
 
   constructor(private readonly database: OpenDatabase) {
     this.findAuthorizationCode = lookingUpTogether(async (hashes) => (await database.db.selectFrom('authorization_codes').select(CODE_COLUMNS)
-      .where('code_hash', 'in', hashes).execute()).map(toAuthorizationCode), (code) => code.codeHash);
+      .where('code_hash', 'in', hashes).execute()).map((row) => ({ ...fieldsOf(row), scope: scopeFromColumn(row.scope) })), (code) => code.codeHash);
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {

@@ -46,11 +46,9 @@ export function columnsOf<const Column extends string, Fields extends Record<Fie
   return values as { [Each in Column]: Fields[FieldOf<Each>] };
 }
 
-/** Rows an UPDATE or DELETE changed, from a query builder's result or a compiled statement's. */
-export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint } | { numAffectedRows?: bigint }): number {
-  if ('numUpdatedRows' in result) return Number(result.numUpdatedRows);
-  if ('numDeletedRows' in result) return Number(result.numDeletedRows);
-  return Number(result.numAffectedRows ?? 0n);
+/** Rows an UPDATE or DELETE changed. */
+export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number {
+  return Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
 }
 
 /** The column names given, checked to be every column of `Row`: queries never select `*` (postgres-database.ts). */

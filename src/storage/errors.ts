@@ -1,6 +1,4 @@
-// The errors storage throws, and the one place that reads driver errors: a conflict
-// (a unique value already taken), unavailability (routes answer 503), and a foreign
-// key's refusal as the error for the row that went (refusedWhenGone).
+// The errors storage throws, and the one place that reads driver errors.
 
 /** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
 export class StorageConflictError extends Error {

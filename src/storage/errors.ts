@@ -1,6 +1,4 @@
-// The errors storage throws, and the one place that reads driver errors: a conflict
-// (a unique value already taken), unavailability (routes answer 503), and a foreign
-// key's refusal as the error for the row that went (refusedWhenGone).
+// The errors storage throws, and the one place that reads driver errors.
 
 /** Thrown when a unique constraint (e.g. an email already taken) refuses a write. */
 export class StorageConflictError extends Error {
@@ -38,11 +36,6 @@ export class StorageUnavailableError extends Error {
   }
 }
 
-interface DriverError {
-  code?: unknown;
-  message?: unknown;
-}
-
 const UNIQUE_VIOLATIONS = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 const UNAVAILABLE_NETWORK_CODES = new Set([
@@ -73,13 +66,15 @@ export async function refusedWhenGone<T>(write: () => Promise<T>, gone: () => Er
   try {
     return await write();
   } catch (error) {
-    const code = (error as DriverError | undefined)?.code;
+    const code = (error as { code?: unknown } | undefined)?.code;
     if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw gone();
     throw error;
   }
 }
 
-function isUnavailable(error: DriverError): boolean {
+function isUnavailable(error: { code?: unknown; message?: unknown }): boolean {
+  // AggregateError: node-postgres may report every address it tried (IPv4 and IPv6).
+  if (error instanceof AggregateError && error.errors.some((inner) => isUnavailable(inner ?? {}))) return true;
   const code = typeof error.code === 'string' ? error.code : '';
   if (UNAVAILABLE_NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
   if (code.startsWith('08') && code.length === 5) return true;
@@ -91,14 +86,8 @@ function isUnavailable(error: DriverError): boolean {
 export function toStorageError(error: unknown): unknown {
   if (error instanceof StorageConflictError || error instanceof StorageUnavailableError) return error;
   if (typeof error !== 'object' || error === null) return error;
-  const driverError = error as DriverError;
-  if (UNIQUE_VIOLATIONS.has(String(driverError.code))) return new StorageConflictError('record');
-  // AggregateError: node-postgres may report every address it tried (IPv4 and IPv6).
-  if (error instanceof AggregateError && error.errors.some((inner) => isUnavailable(inner ?? {}))) {
-    return new StorageUnavailableError(error);
-  }
-  if (isUnavailable(driverError)) return new StorageUnavailableError(error);
-  return error;
+  if (UNIQUE_VIOLATIONS.has(String((error as { code?: unknown }).code))) return new StorageConflictError('record');
+  return isUnavailable(error) ? new StorageUnavailableError(error) : error;
 }
 
 /** Wraps every method of a store so callers only ever see the storage errors above. */

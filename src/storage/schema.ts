@@ -20,6 +20,9 @@ type ColumnOf<Field extends string> = Field extends `${infer First}${infer Rest}
 /** The record's fields as columns. */
 type Columns<Fields> = { [Field in keyof Fields & string as ColumnOf<Field>]: Fields[Field] };
 
+/** The record's fields as columns, its scope space-separated as in OAuth's `scope` parameter. */
+type ScopedColumns<Fields extends { scope: string[] }> = Columns<Omit<Fields, 'scope'>> & { scope: string };
+
 export interface UsersTable extends Columns<Omit<UserCredentials, 'id'>> {
   id: Generated<number>;
   updated_at: Millis;
@@ -35,17 +38,13 @@ export interface ApplicationsTable extends Columns<Omit<Application, 'id' | 'red
   scopes: string;
 }
 
-export interface GrantsTable extends Columns<Omit<Grant, 'id' | 'scope'>> {
+export interface GrantsTable extends ScopedColumns<Omit<Grant, 'id'>> {
   id: Generated<number>;
-  scope: string;
 }
 
-export interface AuthorizationCodesTable extends Columns<Omit<AuthorizationCode, 'scope'>> {
-  scope: string;
-}
+export type AuthorizationCodesTable = ScopedColumns<AuthorizationCode>;
 
-export interface AccessTokensTable extends Columns<Omit<AccessToken, 'scope'>> {
-  scope: string;
+export interface AccessTokensTable extends ScopedColumns<AccessToken> {
   /** The refresh token issued beside this one, whose revocation or deletion ends it too (migration 0010). */
   refresh_token_hash: string | null;
 }
@@ -67,9 +66,7 @@ export interface TrustedDevicesTable {
   last_used_at: Millis;
 }
 
-export interface ConsentsTable extends Columns<Omit<Consent, 'scope'>> {
-  scope: string;
-}
+export type ConsentsTable = ScopedColumns<Consent>;
 
 export interface AuditEventsTable extends Columns<Omit<AuditEvent, 'id' | 'type' | 'detail'>> {
   id: Generated<number>;
@@ -114,7 +111,6 @@ export interface Database {
   trusted_devices: TrustedDevicesTable;
 }
 
-export type UserRow = Selectable<UsersTable>;
 export type ApplicationRow = Selectable<ApplicationsTable>;
 export type GrantRow = Selectable<GrantsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;

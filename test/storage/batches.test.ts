@@ -1,7 +1,8 @@
-// Token writes and look-ups go in batches (src/storage/kysely/batches.ts).
+// Token writes and look-ups go in batches (src/platform/batches.ts, src/storage/kysely/batches.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Batches } from '../../src/storage/kysely/batches.ts';
+import { Batches } from '../../src/platform/batches.ts';
+import { isOutage } from '../../src/storage/kysely/batches.ts';
 
 /** A batch runner whose calls stay under way until `finish` is called for them. */
 function heldRunner(fail: (issue: string) => boolean = () => false) {
@@ -68,7 +69,7 @@ describe('batches', () => {
     const batches = new Batches<string, string>(async (issues) => {
       calls.push([...issues]);
       throw Object.assign(new Error('Query read timeout'), { code: undefined });
-    });
+    }, undefined, isOutage);
     const outcomes = ['b', 'c'].map((issue) => batches.submit(issue).then((value) => value, (error: Error) => error.message));
     assert.deepEqual(await Promise.all(outcomes), ['Query read timeout', 'Query read timeout']);
     assert.deepEqual(calls, [['b', 'c']]);

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedSyncs, walSync } from '../../src/storage/sqlite/wal-sync.ts';
+import { sharedSyncs } from '../../src/platform/shared-syncs.ts';
+import { walSync } from '../../src/storage/sqlite/wal-sync.ts';
 
 /** fsyncs that end only when the test says so, in the order begun. */
 function heldSyncs() {

@@ -26,10 +26,7 @@ function cacheOf<Key, Value>(changes: Changes, kind: CachedKind) {
 
 export function cachingTokens(tokens: TokenStore, changes: Changes): TokenStore {
   const cache = cacheOf<string, AccessToken>(changes, 'accessTokens');
-  const read = async (hash: string) => {
-    const token = await tokens.findAccessToken(hash);
-    return token && frozen(token);
-  };
+  const read = (hash: string) => tokens.findAccessToken(hash).then((token) => token && frozen(token));
   return overriding(tokens, {
     findAccessToken: (hash) => cache.get(hash, read),
     recallAccessToken: (hash) => cache.peek(hash),
@@ -45,9 +42,6 @@ export function cachingPortfolios(portfolios: PortfolioStore, changes: Changes):
 
 export function cachingApplications(applications: ApplicationStore, changes: Changes): ApplicationStore {
   const cache = cacheOf<string, Application>(changes, 'applications');
-  const read = async (clientId: string) => {
-    const application = await applications.findApplicationByClientId(clientId);
-    return application && frozen(application);
-  };
+  const read = (clientId: string) => applications.findApplicationByClientId(clientId).then((application) => application && frozen(application));
   return overriding(applications, { findApplicationByClientId: (clientId) => cache.get(clientId, read) });
 }

@@ -1,9 +1,9 @@
-import type { Updateable } from 'kysely';
+import type { InsertQueryBuilder, InsertResult, Kysely, Updateable } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type {
   Application, ApplicationChanges, ClientRegistration, NewApplication, NewAuditEvent, NewSelfRegisteredClient, OwnedApplication, SecretReveal,
 } from '../../domain/records.ts';
-import type { ApplicationRow, ApplicationsTable } from '../schema.ts';
+import type { ApplicationRow, ApplicationsTable, Database } from '../schema.ts';
 import type { ApplicationStore } from '../stores.ts';
 import { recordIfChanged, writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
@@ -35,18 +35,31 @@ const APPLICATION_COLUMNS = everyColumn<ApplicationRow>()([
   'created_at', 'updated_at', 'registration',
 ]);
 
-function newRow(input: NewSelfRegisteredClient, ownerId: number | null, registration: ClientRegistration, now: number) {
+/** The columns a client's description (its registration, or its metadata document) sets. */
+function describedColumns(input: NewSelfRegisteredClient, now: number) {
   return {
-    ...columnsOf(input, ['name', 'client_id', 'secret_hash']),
-    owner_id: ownerId,
-    registration,
+    name: input.name,
     redirect_uris: JSON.stringify(input.redirectUris),
     confidential: flagToColumn(input.confidential),
     pkce_required: flagToColumn(input.pkceRequired),
     scopes: scopeToColumn(input.scopes),
-    created_at: now,
     updated_at: now,
   };
+}
+
+function newRow(input: NewSelfRegisteredClient, ownerId: number | null, registration: ClientRegistration, now: number) {
+  return { ...describedColumns(input, now), ...columnsOf(input, ['client_id', 'secret_hash']), owner_id: ownerId, registration, created_at: now };
+}
+
+/** Inserts the application with the audit event of its making, in `trx`; undefined when `query` inserted nothing. */
+async function inserted<Made extends Application>(
+  trx: Kysely<Database>, query: InsertQueryBuilder<Database, 'applications', InsertResult>, event: (application: Made) => NewAuditEvent,
+): Promise<Made | undefined> {
+  const row = await query.returning(APPLICATION_COLUMNS).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const application = toApplication(row) as Made;
+  await writeAuditEvent(trx, event(application));
+  return application;
 }
 
 export class KyselyApplicationStore implements ApplicationStore {
@@ -56,46 +69,27 @@ export class KyselyApplicationStore implements ApplicationStore {
     input: NewApplication, now: number, event: (application: OwnedApplication) => NewAuditEvent, reveal?: (application: OwnedApplication) => SecretReveal,
   ): Promise<OwnedApplication> {
     return this.database.db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('applications').values(newRow(input, input.ownerId, 'person', now))
-        .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
-      const application = toApplication(row) as OwnedApplication;
-      await writeAuditEvent(trx, event(application));
+      const insert = trx.insertInto('applications').values(newRow(input, input.ownerId, 'person', now));
+      const application = (await inserted(trx, insert, event))!;
       if (reveal !== undefined) await holdSecretReveal(trx, reveal(application), now);
       return application;
     });
   }
 
   registerClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
-    return this.database.db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('applications').values(newRow(input, null, 'dynamic', now))
-        .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();
-      const application = toApplication(row);
-      await writeAuditEvent(trx, event(application));
-      return application;
-    });
+    return this.database.db.transaction().execute(async (trx) =>
+      (await inserted(trx, trx.insertInto('applications').values(newRow(input, null, 'dynamic', now)), event))!);
   }
 
   upsertMetadataDocumentClient(input: NewSelfRegisteredClient, now: number, event: (application: Application) => NewAuditEvent): Promise<Application> {
     return changing(this.database, ['applications'], async (trx) => {
       // Two instances may meet a new client at once: one inserts, the other updates.
-      const inserted = await trx.insertInto('applications').values(newRow(input, null, 'metadata_document', now))
-        .onConflict((conflict) => conflict.column('client_id').doNothing())
-        .returning(APPLICATION_COLUMNS).executeTakeFirst();
-      if (inserted !== undefined) {
-        const application = toApplication(inserted);
-        await writeAuditEvent(trx, event(application));
-        return application;
-      }
+      const insert = trx.insertInto('applications').values(newRow(input, null, 'metadata_document', now))
+        .onConflict((conflict) => conflict.column('client_id').doNothing());
+      const application = await inserted(trx, insert, event);
+      if (application !== undefined) return application;
       // Only a metadata document's row: a client_id of any other kind is never an https URL.
-      const updated = await trx.updateTable('applications')
-        .set({
-          name: input.name,
-          redirect_uris: JSON.stringify(input.redirectUris),
-          confidential: flagToColumn(input.confidential),
-          pkce_required: flagToColumn(input.pkceRequired),
-          scopes: scopeToColumn(input.scopes),
-          updated_at: now,
-        })
+      const updated = await trx.updateTable('applications').set(describedColumns(input, now))
         .where('client_id', '=', input.clientId)
         .where('registration', '=', 'metadata_document')
         .returning(APPLICATION_COLUMNS).executeTakeFirstOrThrow();

@@ -11,26 +11,17 @@ const CODE_COLUMNS = everyColumn<AuthorizationCodeRow>()([
   'created_at', 'expires_at', 'consumed_at', 'resource',
 ]);
 
-function toAuthorizationCode(row: AuthorizationCodeRow): AuthorizationCode {
-  return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
-}
-
 export class KyselyAuthorizationCodeStore implements AuthorizationCodeStore {
-  private readonly findRow: (codeHash: string) => Promise<AuthorizationCodeRow | undefined>;
+  readonly findAuthorizationCode: (codeHash: string) => Promise<AuthorizationCode | undefined>;
 
   constructor(private readonly database: OpenDatabase) {
-    this.findRow = lookingUpTogether((hashes) => database.db.selectFrom('authorization_codes').select(CODE_COLUMNS)
-      .where('code_hash', 'in', hashes).execute(), (row) => row.code_hash);
+    this.findAuthorizationCode = lookingUpTogether(async (hashes) => (await database.db.selectFrom('authorization_codes').select(CODE_COLUMNS)
+      .where('code_hash', 'in', hashes).execute()).map((row) => ({ ...fieldsOf(row), scope: scopeFromColumn(row.scope) })), (code) => code.codeHash);
   }
 
   async saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
     await refusedWhenGone(() => this.database.db.insertInto('authorization_codes')
       .values({ ...columnsOf(code, CODE_COLUMNS), scope: scopeToColumn(code.scope) })
       .execute());
-  }
-
-  async findAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
-    const row = await this.findRow(codeHash);
-    return row && toAuthorizationCode(row);
   }
 }

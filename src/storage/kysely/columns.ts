@@ -16,14 +16,6 @@ export function flagFromColumn(value: number): boolean {
   return value === 1;
 }
 
-export function optionalFlagToColumn(value: boolean | null): number | null {
-  return value === null ? null : flagToColumn(value);
-}
-
-export function optionalFlagFromColumn(value: number | null): boolean | null {
-  return value === null ? null : flagFromColumn(value);
-}
-
 /** `currency_code` → `currencyCode`: a record's fields are named as its columns, in camel case. */
 export type FieldOf<Column extends string> = Column extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<FieldOf<Tail>>}` : Column;
 
@@ -54,16 +46,9 @@ export function columnsOf<const Column extends string, Fields extends Record<Fie
   return values as { [Each in Column]: Fields[FieldOf<Each>] };
 }
 
-/** Rows an UPDATE or DELETE changed, from a query builder's result or a compiled statement's. */
-export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint } | { numAffectedRows?: bigint }): number {
-  if ('numUpdatedRows' in result) return Number(result.numUpdatedRows);
-  if ('numDeletedRows' in result) return Number(result.numDeletedRows);
-  return Number(result.numAffectedRows ?? 0n);
-}
-
-/** Keeps the order of `current` and appends what `requested` adds. */
-export function scopeUnion(current: readonly string[], requested: readonly string[]): string[] {
-  return [...current, ...requested.filter((item) => !current.includes(item))];
+/** Rows an UPDATE or DELETE changed. */
+export function changedRows(result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }): number {
+  return Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
 }
 
 /** The column names given, checked to be every column of `Row`: queries never select `*` (postgres-database.ts). */

@@ -6,7 +6,7 @@ import type { Database, GrantRow } from '../schema.ts';
 import type { GrantStore } from '../stores.ts';
 import { writeAuditEvent } from './audit.ts';
 import { changing } from './changing.ts';
-import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn, scopeUnion } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 import { forgetConsentWith } from './consents.ts';
 import { issuedAlone } from './token-rows.ts';
 
@@ -37,7 +37,7 @@ export class KyselyGrantStore implements GrantStore {
 
   private async widenScope(active: GrantRow, requested: string[]): Promise<GrantRow | undefined> {
     const current = scopeFromColumn(active.scope);
-    const wanted = scopeUnion(current, requested);
+    const wanted = [...current, ...requested.filter((item) => !current.includes(item))];
     if (wanted.length === current.length) return active;
     return this.database.db.updateTable('grants')
       .set({ scope: scopeToColumn(wanted) })

@@ -3,9 +3,7 @@ import type { Portfolio, PortfolioFields } from '../../domain/records.ts';
 import type { PortfolioRow, PortfoliosTable } from '../schema.ts';
 import type { PortfolioStore } from '../stores.ts';
 import { changing } from './changing.ts';
-import {
-  changedRows, columnsOf, everyColumn, fieldsOf, flagFromColumn, flagToColumn, optionalFlagFromColumn, optionalFlagToColumn,
-} from './columns.ts';
+import { changedRows, columnsOf, everyColumn, fieldsOf, flagFromColumn, flagToColumn } from './columns.ts';
 
 type FieldColumns = Omit<PortfoliosTable, 'id' | 'owner_id' | 'created_at' | 'updated_at'>;
 
@@ -21,7 +19,7 @@ const PORTFOLIO_COLUMNS = everyColumn<PortfolioRow>()([...FIELD_COLUMNS, 'id', '
 function fieldsToColumns(fields: PortfolioFields): FieldColumns {
   return {
     ...columnsOf(fields, FIELD_COLUMNS),
-    trader: optionalFlagToColumn(fields.trader),
+    trader: fields.trader === null ? null : flagToColumn(fields.trader),
     disable_automatic_transactions: flagToColumn(fields.disableAutomaticTransactions),
     apply_cash_account_adjustments: flagToColumn(fields.applyCashAccountAdjustments),
     account_for_delayed_cash_transactions: flagToColumn(fields.accountForDelayedCashTransactions),
@@ -32,7 +30,7 @@ function fieldsToColumns(fields: PortfolioFields): FieldColumns {
 function toPortfolio(row: PortfolioRow): Portfolio {
   return {
     ...fieldsOf(row),
-    trader: optionalFlagFromColumn(row.trader),
+    trader: row.trader === null ? null : flagFromColumn(row.trader),
     disableAutomaticTransactions: flagFromColumn(row.disable_automatic_transactions),
     applyCashAccountAdjustments: flagFromColumn(row.apply_cash_account_adjustments),
     accountForDelayedCashTransactions: flagFromColumn(row.account_for_delayed_cash_transactions),

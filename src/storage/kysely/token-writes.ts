@@ -1,11 +1,12 @@
 // Token issues, rotations and redemptions by the rules of token-rules.ts, in batches
-// (batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
+// (platform/batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
 // statement of the same steps (token-writes-postgres.ts), as each there is a round trip.
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';
-import { Batches } from './batches.ts';
+import { Batches } from '../../platform/batches.ts';
+import { isOutage } from './batches.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './token-rows.ts';
 import { type BatchWritten, type TokenWrite, grantsOf, liveGrants, redemption, rotation, spentBy } from './token-rules.ts';
 import { writeInOneStatement } from './token-writes-postgres.ts';
@@ -14,16 +15,6 @@ export type { TokenWrite } from './token-rules.ts';
 
 /** How stale a grant's last use may be before an issue records it again: the Connections page shows it to the minute. */
 const LAST_USE_RESOLUTION_MS = 1000;
-
-/** Writes the grants' last use; on PostgreSQL taking the rows in id order, as every writer of several grants does. */
-async function touchLastUse(db: Kysely<Database>, kind: StorageKind, grantIds: number[], now: number): Promise<void> {
-  if (grantIds.length === 0) return;
-  const stale = db.selectFrom('grants').select('id')
-    .where('id', 'in', grantIds).where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - LAST_USE_RESOLUTION_MS)]))
-    .$if(kind === 'postgres', (query) => query.orderBy('id').forUpdate());
-  await db.updateTable('grants').set({ last_used_at: now }).where('id', 'in', stale).execute();
-}
 
 /** SQLite: the batch as a transaction of steps. */
 async function writeInSteps(trx: Transaction<Database>, writes: readonly TokenWrite[]): Promise<BatchWritten> {
@@ -61,12 +52,20 @@ const insertRow = {
   event: rowInsert<Omit<AuditEventRow, 'id'>>('audit_events', NEW_EVENT_COLUMNS),
 };
 
-/** The grants of the writes that won whose last use is a second older than theirs. */
-function staleGrants(writes: readonly TokenWrite[], { written, lastUses }: BatchWritten): { grantIds: number[]; now: number } {
+/**
+ * Writes the last use of the grants of the writes that won, where it is a second older
+ * than theirs; on PostgreSQL taking the rows in id order, as every writer of several grants does.
+ */
+async function touchLastUse(db: Kysely<Database>, kind: StorageKind, writes: readonly TokenWrite[], { written, lastUses }: BatchWritten): Promise<void> {
   const winners = writes.filter((_, index) => written[index]);
   const now = Math.max(...winners.map((write) => write.now));
   const grantIds = grantsOf(winners).filter((id) => (lastUses.get(id) ?? -Infinity) <= now - LAST_USE_RESOLUTION_MS);
-  return { grantIds, now };
+  if (grantIds.length === 0) return;
+  const stale = db.selectFrom('grants').select('id')
+    .where('id', 'in', grantIds).where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - LAST_USE_RESOLUTION_MS)]))
+    .$if(kind === 'postgres', (query) => query.orderBy('id').forUpdate());
+  await db.updateTable('grants').set({ last_used_at: now }).where('id', 'in', stale).execute();
 }
 
 /** The token writes of one database, in batches; each answers whether it was written. */
@@ -77,8 +76,7 @@ export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Prom
       // SQLite's single writer takes the grants' rows in the same transaction.
       return database.durableTransaction(async (trx) => {
         const batch = await writeInSteps(trx, writes);
-        const { grantIds, now } = staleGrants(writes, batch);
-        await touchLastUse(trx, kind, grantIds, now);
+        await touchLastUse(trx, kind, writes, batch);
         return batch.written;
       });
     }
@@ -86,9 +84,8 @@ export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Prom
     // On PostgreSQL after the commit: inside, the batch's shared locks on the grants
     // would turn exclusive while another instance's batch holds them, a deadlock.
     // A last use that fails to be written now is written by a later issue.
-    const { grantIds, now } = staleGrants(writes, batch);
-    await touchLastUse(db, kind, grantIds, now).catch(() => undefined);
+    await touchLastUse(db, kind, writes, batch).catch(() => undefined);
     return batch.written;
-  }, (write, batch) => write.spends === undefined || !batch.some((other) => other.spends?.hash === write.spends!.hash));
+  }, (write, batch) => write.spends === undefined || !batch.some((other) => other.spends?.hash === write.spends!.hash), isOutage);
   return (write) => batches.submit(write);
 }

@@ -1,7 +1,6 @@
 import type { Pause } from '../../platform/pacer.ts';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessToken, IssuedTokens, NewAuditEvent, RefreshToken } from '../../domain/records.ts';
-import type { RefreshTokenRow } from '../schema.ts';
 import type { TokenStore } from '../stores.ts';
 import { recordIfChanged } from './audit.ts';
 import { lookingUpTogether } from './batches.ts';
@@ -12,13 +11,13 @@ import { type TokenWrite, tokenWrites } from './token-writes.ts';
 
 export class KyselyTokenStore implements TokenStore {
   private readonly write: (write: TokenWrite) => Promise<boolean>;
-  private readonly findRefreshTokenRow: (hash: string) => Promise<RefreshTokenRow | undefined>;
+  readonly findRefreshToken: (tokenHash: string) => Promise<RefreshToken | undefined>;
 
   constructor(private readonly database: OpenDatabase) {
     const { db } = database;
     this.write = tokenWrites(database);
-    this.findRefreshTokenRow = lookingUpTogether((hashes) => db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS)
-      .where('token_hash', 'in', hashes).execute(), (row) => row.token_hash);
+    this.findRefreshToken = lookingUpTogether(async (hashes) => (await db.selectFrom('refresh_tokens').select(REFRESH_TOKEN_COLUMNS)
+      .where('token_hash', 'in', hashes).execute()).map(toToken), (token) => token.tokenHash);
   }
 
   saveTokens(tokens: IssuedTokens): Promise<boolean> {
@@ -46,11 +45,6 @@ export class KyselyTokenStore implements TokenStore {
       .where('a.token_hash', '=', tokenHash)
       .where((eb) => eb.or([eb('a.refresh_token_hash', 'is', null), eb('r.token_hash', 'is not', null)]))
       .executeTakeFirst();
-    return row && toToken(row);
-  }
-
-  async findRefreshToken(tokenHash: string): Promise<RefreshToken | undefined> {
-    const row = await this.findRefreshTokenRow(tokenHash);
     return row && toToken(row);
   }
 

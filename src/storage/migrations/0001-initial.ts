@@ -1,9 +1,10 @@
 // Initial schema. Times are bigint Unix milliseconds and booleans 0/1 integers in
 // both dialects; list values are text (JSON for redirect URIs, space-separated scopes).
-import { sql, type Migration } from 'kysely';
-import { cascadingTo, flag, required, withId, type MigrationContext } from './columns.ts';
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { StorageKind } from '../schema.ts';
+import { cascadingTo, flag, required, withId } from './columns.ts';
 
-async function createAccountTables({ db, kind }: MigrationContext): Promise<void> {
+async function createAccountTables(db: Kysely<any>, kind: StorageKind): Promise<void> {
   await withId(db.schema.createTable('users'), kind)
     .addColumn('email', 'text', (col) => col.notNull().unique())
     .addColumn('name', 'text', required)
@@ -46,7 +47,7 @@ async function createAccountTables({ db, kind }: MigrationContext): Promise<void
 // Codes and tokens reference their grant only: grants cascade from both users and
 // applications, so deleting either removes every descendant through one path and the
 // hot token tables need no extra indexes for the cascade.
-async function createAuthorizationTables({ db, kind }: MigrationContext): Promise<void> {
+async function createAuthorizationTables(db: Kysely<any>, kind: StorageKind): Promise<void> {
   await withId(db.schema.createTable('grants'), kind)
     .addColumn('user_id', 'integer', cascadingTo('users.id'))
     .addColumn('application_id', 'integer', cascadingTo('applications.id'))
@@ -101,7 +102,7 @@ async function createAuthorizationTables({ db, kind }: MigrationContext): Promis
 }
 
 // Audit rows outlive the users and applications they mention, so no foreign keys.
-async function createAuditTable({ db, kind }: MigrationContext): Promise<void> {
+async function createAuditTable(db: Kysely<any>, kind: StorageKind): Promise<void> {
   await withId(db.schema.createTable('audit_events'), kind)
     .addColumn('type', 'text', required)
     .addColumn('user_id', 'integer')
@@ -113,7 +114,7 @@ async function createAuditTable({ db, kind }: MigrationContext): Promise<void> {
   await db.schema.createIndex('audit_events_user').on('audit_events').columns(['user_id', 'created_at']).execute();
 }
 
-async function createPortfolioTable({ db, kind }: MigrationContext): Promise<void> {
+async function createPortfolioTable(db: Kysely<any>, kind: StorageKind): Promise<void> {
   await withId(db.schema.createTable('portfolios'), kind)
     .addColumn('owner_id', 'integer', cascadingTo('users.id'))
     .addColumn('name', 'text', required)
@@ -144,14 +145,13 @@ async function createPortfolioTable({ db, kind }: MigrationContext): Promise<voi
   await db.schema.createIndex('portfolios_owner').on('portfolios').column('owner_id').execute();
 }
 
-export function initialMigration(kind: MigrationContext['kind']): Migration {
+export function initialMigration(kind: StorageKind): Migration {
   return {
     async up(db) {
-      const context = { db, kind };
-      await createAccountTables(context);
-      await createAuthorizationTables(context);
-      await createAuditTable(context);
-      await createPortfolioTable(context);
+      await createAccountTables(db, kind);
+      await createAuthorizationTables(db, kind);
+      await createAuditTable(db, kind);
+      await createPortfolioTable(db, kind);
     },
   };
 }

@@ -1,11 +1,6 @@
 // Column shapes both dialects agree on, so a migration reads the same for SQLite and PostgreSQL.
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
 import type { StorageKind } from '../schema.ts';
-
-export interface MigrationContext {
-  db: Kysely<any>;
-  kind: StorageKind;
-}
 
 /** A surrogate key that is never reused, so audit rows never point at a stranger's record. */
 export function withId<T extends string>(

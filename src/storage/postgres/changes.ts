@@ -102,11 +102,8 @@ export class PostgresChanges implements Changes {
   private heartbeat(): void {
     const listener = this.listener;
     if (listener === undefined) return; // a new one is on its way
-    if (this.awaitedSince !== undefined) {
-      if (this.elapsed() - this.awaitedSince > PROOF_GIVES_UP_MS) this.lost(listener);
-      return;
-    }
-    this.prove(listener);
+    if (this.awaitedSince === undefined) this.prove(listener);
+    else if (this.elapsed() - this.awaitedSince > PROOF_GIVES_UP_MS) this.lost(listener);
   }
 
   /**

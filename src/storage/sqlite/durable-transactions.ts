@@ -23,7 +23,7 @@ export function durableTransactions(db: Kysely<Database>, wal: WalSync | undefin
     });
     // Awaited after the connection is given back, so reads need not wait for the disk.
     // A failed fsync fails the caller as an outage: the commit happened, so the
-    // work must not run again, as it would after a rollback (kysely/batches.ts).
+    // work must not run again, as it would after a rollback (platform/batches.ts).
     await wal.sync().catch((error: unknown) => { throw new StorageUnavailableError(error); });
     return value;
   };

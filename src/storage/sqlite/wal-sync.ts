@@ -2,30 +2,7 @@
 // transactions, which commit without SQLite's own fsync (durable-transactions.ts).
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-
-/**
- * Shares fsyncs among callers: a caller waits for an fsync that began after it called;
- * those who arrive during one share the next, begun as soon as it ends.
- */
-export function sharedSyncs(syncOnce: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  const start = (): Promise<void> => {
-    const sync = syncOnce().finally(() => {
-      if (running === sync) running = undefined;
-    });
-    running = sync;
-    return sync;
-  };
-  return () => {
-    if (running === undefined) return start();
-    next ??= running.catch(() => {}).then(() => {
-      next = undefined;
-      return start();
-    });
-    return next;
-  };
-}
+import { sharedSyncs } from '../../platform/shared-syncs.ts';
 
 export interface WalSync {
   /** Resolves once everything written to the WAL before the call is on disk. */
@@ -44,19 +21,13 @@ export function walSync(databasePath: string): WalSync {
   let closed = false;
   const opened = () => {
     wal ??= (async () => {
-      const handle = await open(`${databasePath}-wal`, 'r');
+      const directory = await open(dirname(databasePath), 'r');
       try {
-        const directory = await open(dirname(databasePath), 'r');
-        try {
-          await directory.sync();
-        } finally {
-          await directory.close();
-        }
-      } catch (error) {
-        await handle.close();
-        throw error;
+        await directory.sync();
+      } finally {
+        await directory.close();
       }
-      return handle;
+      return open(`${databasePath}-wal`, 'r');
     })();
     wal.catch(() => { wal = undefined; });
     return wal;

@@ -12,8 +12,8 @@ export interface ConsentPageModel {
   ownerName: string | null;
   /** Host the browser returns to, or null for the out-of-band page. */
   redirectHost: string | null;
-  /** Every registered redirect URI goes to this machine (loopback): the client may be any program on it. */
-  loopbackOnly: boolean;
+  /** This request returns to this machine (loopback): the client may be any program on it. */
+  loopbackRedirect: boolean;
   scopes: string[];
   /** What its tokens will reach: the resource asked for (RFC 8707), or the portfolio API. */
   reach: string;
@@ -55,8 +55,8 @@ function warnings(model: ConsentPageModel): string[] {
   if (model.registration === 'metadata_document') {
     found.push(`This application is described by ${clientIdHost(model.clientId)}, not registered on Folio. Allow access only if you trust that site.`);
   }
-  if (model.loopbackOnly) {
-    found.push('It returns only to this computer (localhost): any program running on it could be the one asking.');
+  if (model.loopbackRedirect) {
+    found.push('It returns to this computer (localhost): any program running on it could be the one asking.');
   }
   return found;
 }

@@ -80,7 +80,7 @@ describe('a client known by its metadata document', () => {
     assert.match(consent.body, /Desk &lt;Assistant&gt;/);
     assert.match(consent.body, new RegExp(`Described by 127\\.0\\.0\\.1:${new URL(origin).port}`));
     assert.match(consent.body, /not registered on Folio/);
-    assert.match(consent.body, /returns only to this computer \(localhost\)/);
+    assert.match(consent.body, /returns to this computer \(localhost\)/);
     assert.match(consent.body, /sent back to <strong>127\.0\.0\.1:8765<\/strong>/);
 
     const location = await approve(t, jar, url);

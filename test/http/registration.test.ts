@@ -9,7 +9,7 @@ import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import {
-  type TestApp, assertError, authorizeUrl, createTestApp, createUser, obtainCode, obtainTokens, pkcePair, tokenRequest,
+  type TestApp, assertError, authorizeUrl, createTestApp, createUser, obtainCode, obtainTokens, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 import { getPage } from '../support/pages.ts';
 
@@ -147,6 +147,20 @@ describe('POST /oauth2/register is rate limited per address', () => {
 
 
 describe('a self-registered client at the consent page', () => {
+  it('warns of localhost by the address this request returns to, not by the registered list', async () => {
+    t = await start();
+    const registered = (await register({ ...METADATA, redirect_uris: ['https://helper.example/cb', 'http://127.0.0.1/callback'] })).json();
+    const application = (await t.storage.applications.findApplicationByClientId(registered.client_id))!;
+    const client = { application, clientId: registered.client_id, clientSecret: '' };
+    const jar = await signIn(t, await createUser(t));
+    const pkce = { code_challenge: pkcePair().challenge, code_challenge_method: 'S256' };
+    const toLoopback = await getPage(t, jar, authorizeUrl(client, { ...pkce, redirect_uri: 'http://127.0.0.1:4567/callback' }));
+    assert.match(toLoopback.body, /returns to this computer \(localhost\)/);
+    const toHttps = await getPage(t, jar, authorizeUrl(client, pkce));
+    assert.equal(toHttps.statusCode, 200);
+    assert.doesNotMatch(toHttps.body, /returns to this computer/);
+  });
+
   it('is named with a warning that it registered itself, and asked every time even when confidential', async () => {
     t = await start();
     const registered = (await register({ ...METADATA, client_name: 'Helper <b>', token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://helper.example/cb'] })).json();

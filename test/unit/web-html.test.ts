@@ -54,7 +54,7 @@ describe('html tagged template', () => {
 describe('pages escape what users and developers control', () => {
   it('the consent page escapes the application name, developer name, host and carried parameters', () => {
     const page = renderConsentPage({
-      applicationName: HOSTILE, clientId: 'folio-client', registration: 'person', ownerName: HOSTILE, redirectHost: HOSTILE, loopbackOnly: false, scopes: ['read', HOSTILE], reach: HOSTILE,
+      applicationName: HOSTILE, clientId: 'folio-client', registration: 'person', ownerName: HOSTILE, redirectHost: HOSTILE, loopbackRedirect: false, scopes: ['read', HOSTILE], reach: HOSTILE,
       params: { state: `"><script>alert(1)</script>`, [`x"><img src=x onerror=alert(1)>`]: 'v' },
       csrfToken: 'csrf"token', user: { name: HOSTILE, email: HOSTILE },
     });

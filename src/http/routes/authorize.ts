@@ -136,7 +136,9 @@ export function registerAuthorize(app: FastifyInstance, deps: AuthorizeRouteDeps
       registration: application.registration,
       ownerName: owner?.name ?? null,
       redirectHost: authorization.redirectUri === OOB_REDIRECT_URI ? null : redirectDestination(authorization.redirectUri),
-      loopbackOnly: application.redirectUris.every(isLoopbackRedirect),
+      // The address this request returns to, not the registered list: a document's localhost URI can be
+      // used by any program on the person's computer that names that document (MCP, localhost redirect risks).
+      loopbackRedirect: isLoopbackRedirect(authorization.redirectUri),
       scopes: authorization.scope,
       reach: resourceAt(deps.resources, authorization.resource).reach,
       params: authorization.params,

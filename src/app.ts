@@ -24,6 +24,7 @@ import { createDocumentCache } from './platform/document-cache.ts';
 import { PASSWORD_COST } from './platform/password.ts';
 import { type FetchOptions, fetchJsonDocument } from './platform/safe-fetch.ts';
 import { createRateLimiter } from './platform/rate-limit/create.ts';
+import { MemoryRateLimiter } from './platform/rate-limit/memory.ts';
 
 export type { AppDeps } from './app-deps.ts';
 
@@ -44,6 +45,7 @@ function resolvingClients({ config, storage, clock, random, clientDocumentTimeou
     urlOptions: { allowLoopbackHttp },
     clock,
     random,
+    fetchLimiter: new MemoryRateLimiter(),
   });
 }
 

@@ -4,6 +4,7 @@
 // and its application row made or brought up to it; every other client_id is a row.
 import type { DocumentCache } from '../platform/document-cache.ts';
 import type { RandomSource } from '../platform/random.ts';
+import type { RateLimiter } from '../platform/rate-limit/limiter.ts';
 import { DocumentFetchError, type FetchedDocument } from '../platform/safe-fetch.ts';
 import { generateCredential, hashCredential } from '../platform/secrets.ts';
 import type { Application } from '../domain/records.ts';
@@ -21,7 +22,17 @@ export interface MetadataDocumentClientsDeps {
   urlOptions: ClientIdUrlOptions;
   clock: Clock;
   random: RandomSource;
+  /** Counts this process's fetches, per host and in all (FETCH_BUDGET). */
+  fetchLimiter: RateLimiter;
 }
+
+/**
+ * Any unauthenticated request may name any URL as its client_id, so fetches (cache
+ * misses) are limited per host and in all: Folio must not become a way to send
+ * requests at someone's server, nor fill its applications table at a stranger's pace.
+ */
+export const FETCH_BUDGET = { perHostPerMinute: 30, inAllPerMinute: 300 } as const;
+const MINUTE_MS = 60_000;
 
 /**
  * The store with findApplicationByClientId resolving metadata-document clients too.
@@ -36,6 +47,7 @@ export function withMetadataDocumentClients(deps: MetadataDocumentClientsDeps): 
     let fetchedNow = false;
     const metadata = await deps.cache.get(clientId, async () => {
       fetchedNow = true;
+      await spendFetchBudget(new URL(clientId).host);
       const fetched = await deps.fetchDocument(clientId);
       return { value: validateMetadataDocument(clientId, fetched.json, deps.urlOptions), caching: fetched.caching };
     }).catch((error: unknown) => {
@@ -44,6 +56,14 @@ export function withMetadataDocumentClients(deps: MetadataDocumentClientsDeps): 
     // The row follows the document each time it is fetched anew: its name and redirect URIs are the current ones.
     const known = fetchedNow ? undefined : await applications.findApplicationByClientId(clientId);
     return known ?? upsert(clientId, metadata);
+  }
+
+  async function spendFetchBudget(host: string): Promise<void> {
+    const now = deps.clock.now();
+    const perHost = await deps.fetchLimiter.hit(`host:${host}`, FETCH_BUDGET.perHostPerMinute, MINUTE_MS, now);
+    if (!perHost.allowed) throw new DocumentFetchError(`Folio has fetched too many client documents from ${host} in the last minute; try again shortly`);
+    const inAll = await deps.fetchLimiter.hit('all', FETCH_BUDGET.inAllPerMinute, MINUTE_MS, now);
+    if (!inAll.allowed) throw new DocumentFetchError('Folio has fetched too many client documents in the last minute; try again shortly');
   }
 
   function upsert(clientId: string, metadata: ClientMetadata): Promise<Application> {

@@ -15,6 +15,7 @@ import {
   type TestApp, approve, assertError, bearer, createTestApp, createUser, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 import { getPage, postForm } from '../support/pages.ts';
+import { FETCH_BUDGET } from '../../src/oauth/metadata-document-clients.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -112,6 +113,25 @@ describe('a client known by its metadata document', () => {
     assert.equal(response.statusCode, 400);
     assert.equal(response.headers.location, undefined);
     assert.match(response.body, /redirect_uri is not registered/);
+  });
+});
+
+describe('fetches of metadata documents, which any visitor can ask for', () => {
+  it(`are limited to ${FETCH_BUDGET.perHostPerMinute} a minute from one host, then refused on a page without a fetch`, async () => {
+    t = await start();
+    let fetched = 0;
+    const suffixes = [...Array.from({ length: FETCH_BUDGET.perHostPerMinute }, (_, n) => String(n)), 'last', 'later'];
+    for (const n of suffixes) documents.set(`/counted.json?n=${n}`, (response) => { fetched++; response.writeHead(404).end(); });
+    for (let n = 0; n < FETCH_BUDGET.perHostPerMinute; n++) {
+      assert.match((await t.app.inject({ method: 'GET', url: authorizeUrl(`${origin}/counted.json?n=${n}`) })).body, /answered HTTP 404/);
+    }
+    const refused = await t.app.inject({ method: 'GET', url: authorizeUrl(`${origin}/counted.json?n=last`) });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /fetched too many client documents from 127\.0\.0\.1:\d+ in the last minute/);
+    assert.equal(fetched, FETCH_BUDGET.perHostPerMinute);
+    t.clock.advance(61_000);
+    assert.match((await t.app.inject({ method: 'GET', url: authorizeUrl(`${origin}/counted.json?n=later`) })).body, /answered HTTP 404/);
+    assert.equal(fetched, FETCH_BUDGET.perHostPerMinute + 1);
   });
 });
 

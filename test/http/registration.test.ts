@@ -30,9 +30,9 @@ async function start(env: Record<string, string> = {}): Promise<TestApp> {
   return { ...app, close: async () => { await app.close(); await storage.close(); } };
 }
 
-function register(body: unknown, headers: Record<string, string> = {}) {
+function register(body: unknown, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') {
   return t.app.inject({
-    method: 'POST', url: '/oauth2/register', headers: { 'content-type': 'application/json', ...headers },
+    method: 'POST', url: '/oauth2/register', remoteAddress, headers: { 'content-type': 'application/json', ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
@@ -142,6 +142,15 @@ describe('POST /oauth2/register is rate limited per address', () => {
     assert.equal(await registrations(), REGISTRATIONS_PER_HOUR);
     t.clock.advance(3_600_000);
     assert.equal((await register(METADATA)).statusCode, 201);
+  });
+
+  it('counts an IPv6 /64 as one address, since its holder can change address at will', async () => {
+    t = await start();
+    for (let index = 0; index < REGISTRATIONS_PER_HOUR; index++) {
+      assert.equal((await register(METADATA, {}, `2001:db8:1:2::${(index + 1).toString(16)}`)).statusCode, 201);
+    }
+    assertError(await register(METADATA, {}, '2001:db8:1:2:ffff::1'), 429, 'rate_limited');
+    assert.equal((await register(METADATA, {}, '2001:db8:1:3::1')).statusCode, 201);
   });
 });
 

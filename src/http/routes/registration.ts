@@ -1,5 +1,6 @@
 // POST /oauth2/register, RFC 7591 §3 Dynamic Client Registration: parse, call the
 // core (oauth/registration.ts), render. Not registered at all when registration is off.
+import { addressKey } from '../../accounts/login-throttle.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../oauth/errors.ts';
@@ -42,7 +43,7 @@ export async function registerRegistration(app: FastifyInstance, deps: Registrat
       validatorCompiler: () => () => true,
       // Counted before the body is read, so a client sending garbage is limited too.
       onRequest: async (request, reply) => {
-        const result = await deps.limiter.hit(`register:${request.ip}`, REGISTRATIONS_PER_HOUR, HOUR_MS, deps.clock.now());
+        const result = await deps.limiter.hit(`register:${addressKey(request.ip)}`, REGISTRATIONS_PER_HOUR, HOUR_MS, deps.clock.now());
         if (!result.allowed) {
           reply.header('retry-after', String(Math.max(1, Math.ceil(result.resetMs / 1000))));
           throw new OAuthError('rate_limited', `At most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address; try again later`);

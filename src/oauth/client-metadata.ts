@@ -95,10 +95,13 @@ function readRedirectUris(value: unknown): string[] {
   for (const uri of unique) {
     // The out-of-band page shows the code to whoever holds the browser, and a
     // self-registered client has no owner who answers for where it goes next;
-    // native apps have loopback and private-use redirects instead (RFC 8252 §7).
+    // native apps have loopback redirects instead (RFC 8252 §7.3).
     if (uri === OOB_REDIRECT_URI) throw invalid(`redirect_uris: ${OOB_REDIRECT_URI} is not available to self-registered clients`);
     const problem = validateRedirectUri(uri);
     if (problem !== null) throw invalid(`redirect_uris: ${problem.slice(0, 300)}`);
+    // Any app on a device may claim a private-use scheme, and nobody vouches for this
+    // client: like MCP (authorization, communication security), only https or loopback.
+    if (!/^https?:/i.test(uri)) throw invalid(`redirect_uris: a self-registered client may use only https or loopback http: ${uri.slice(0, 300)}`);
   }
   return unique;
 }

@@ -85,9 +85,13 @@ describe('redirect_uris (RFC 7591 §2, §3.2.2 invalid_redirect_uri)', () => {
     refuses(withUris([]), 'invalid_redirect_uri', /at least one/);
   });
 
-  it('accepts https, loopback http and private-use schemes, dropping duplicates', () => {
-    const uris = ['https://app.example/cb', 'http://[::1]/cb', 'com.example.app:/oauth2redirect', 'https://app.example/cb'];
-    assert.deepEqual(validateClientMetadata({ ...mcpClient, redirect_uris: uris }).redirectUris, uris.slice(0, 3));
+  it('accepts https and loopback http, dropping duplicates', () => {
+    const uris = ['https://app.example/cb', 'http://[::1]/cb', 'https://app.example/cb'];
+    assert.deepEqual(validateClientMetadata({ ...mcpClient, redirect_uris: uris }).redirectUris, uris.slice(0, 2));
+  });
+
+  it('refuses private-use schemes, which any app on a device may claim', () => {
+    refuses(withUris(['com.example.app:/oauth2redirect']), 'invalid_redirect_uri', /only https or loopback http/);
   });
 
   it('refuses each URI registration would refuse, quoting the reason', () => {
@@ -147,7 +151,6 @@ describe('client_name, scope, client_uri and logo_uri', () => {
     const { client_name: _, ...unnamed } = mcpClient;
     assert.equal(validateClientMetadata(unnamed).clientName, '127.0.0.1');
     assert.equal(validateClientMetadata({ redirect_uris: ['https://notes.example/cb'] }).clientName, 'notes.example');
-    assert.equal(validateClientMetadata({ redirect_uris: ['com.example.notes:/cb'] }).clientName, 'com.example.notes');
   });
 
   it('asks for a client_name when the fallback host is too long to be a name', () => {

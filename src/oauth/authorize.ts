@@ -3,6 +3,7 @@
 // page and never sent to the (unverified) redirect URI (§4.1.2.1).
 import type { Application } from '../domain/records.ts';
 import type { ApplicationStore } from '../storage/stores.ts';
+import { CLIENT_ID_MAX } from './client-authentication.ts';
 import { OAuthError } from './errors.ts';
 import { readCodeChallenge } from './pkce.ts';
 import { OOB_REDIRECT_URI, isRegisteredRedirectUri } from './redirect-uris.ts';
@@ -39,7 +40,7 @@ async function verifiedClient(input: AuthorizationRequestInput, applications: Pi
   const clientId = input.params.client_id;
   if (input.repeatedParams.includes('client_id')) throw pageError('client_id was given more than once');
   if (clientId === undefined || clientId === '') throw pageError('client_id is required');
-  const application = clientId.length <= 256 ? await findClient(clientId, applications) : undefined;
+  const application = clientId.length <= CLIENT_ID_MAX ? await findClient(clientId, applications) : undefined;
   if (application === undefined) throw pageError('No application is registered with this client_id');
   return application;
 }

@@ -24,7 +24,8 @@ export interface AuthenticatedClient {
   confidential: boolean;
 }
 
-const CLIENT_ID_MAX = 256;
+/** The longest client_id Folio looks up: its own are far shorter, and a metadata document's URL may be no longer. */
+export const CLIENT_ID_MAX = 256;
 
 export async function authenticateClient(
   presented: PresentedClient | undefined,

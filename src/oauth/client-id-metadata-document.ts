@@ -2,11 +2,9 @@
 // a client_id that is an https URL names a JSON document holding the client's
 // metadata. Sections are cited by title, since the draft's numbering still moves.
 import { isLoopbackHost } from '../platform/loopback.ts';
+import { CLIENT_ID_MAX } from './client-authentication.ts';
 import { OAuthError } from './errors.ts';
 import { type ClientMetadata, asMetadataObject, invalidMetadata, readClientMetadata } from './client-metadata.ts';
-
-/** The limit authenticateClient puts on every client_id. */
-export const MAX_CLIENT_ID_URL_LENGTH = 256;
 
 export interface ClientIdUrlOptions {
   /**
@@ -36,7 +34,7 @@ export function isClientIdMetadataUrl(clientId: string, options: ClientIdUrlOpti
 
 /** Why `clientId` cannot be a metadata document URL, or null when it can ("Client Identifier"). */
 export function clientIdUrlProblem(clientId: string, options: ClientIdUrlOptions = {}): string | null {
-  if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return `must be at most ${MAX_CLIENT_ID_URL_LENGTH} characters`;
+  if (clientId.length > CLIENT_ID_MAX) return `must be at most ${CLIENT_ID_MAX} characters`;
   let url: URL;
   try {
     url = new URL(clientId);

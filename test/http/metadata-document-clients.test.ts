@@ -8,11 +8,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import {
-  type TestApp, approve, assertError, bearer, createTestApp, createUser, pkcePair, signIn, tokenRequest,
+  type TestApp, approve, assertError, bearer, createTestAppWithDatabase, createUser, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 import { getPage, postForm } from '../support/pages.ts';
 import { FETCH_BUDGET } from '../../src/oauth/metadata-document-clients.ts';
@@ -51,12 +49,9 @@ let db: Kysely<Database>;
 afterEach(async () => t?.close());
 
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = openSqlite(':memory:');
-  db = database.db;
-  const storage = createStorage(database);
-  await storage.migrate();
-  const app = await createTestApp(env, { storage, clientDocumentTimeoutMs: 300 });
-  return { ...app, close: async () => { await app.close(); await storage.close(); } };
+  const started = await createTestAppWithDatabase(env, { clientDocumentTimeoutMs: 300 });
+  db = started.db;
+  return started.t;
 }
 
 function authorizeUrl(clientId: string, extra: Record<string, string> = {}): string {

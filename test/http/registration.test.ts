@@ -5,11 +5,9 @@ import { afterEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { REGISTRATIONS_PER_HOUR, REGISTRATION_BODY_LIMIT } from '../../src/http/routes/registration.ts';
-import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { Database } from '../../src/storage/schema.ts';
-import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import {
-  type TestApp, assertError, authorizeUrl, createTestApp, createUser, obtainCode, obtainTokens, pkcePair, signIn, tokenRequest,
+  type TestApp, assertError, authorizeUrl, createTestAppWithDatabase, createUser, obtainCode, obtainTokens, pkcePair, signIn, tokenRequest,
 } from '../support/app.ts';
 import { getPage } from '../support/pages.ts';
 
@@ -22,12 +20,9 @@ afterEach(async () => t?.close());
 
 /** A test app over a database this test can look into. */
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = openSqlite(':memory:');
-  db = database.db;
-  const storage = createStorage(database);
-  await storage.migrate();
-  const app = await createTestApp(env, { storage });
-  return { ...app, close: async () => { await app.close(); await storage.close(); } };
+  const started = await createTestAppWithDatabase(env);
+  db = started.db;
+  return started.t;
 }
 
 function register(body: unknown, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') {

@@ -13,6 +13,8 @@ import { generateClientId, generateCredential, hashCredential } from '../../src/
 import type { Application, NewAuditEvent, User } from '../../src/domain/records.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
 import { portfolioFields } from '../../src/demo/portfolio-fields.ts';
+import { createStorage } from '../../src/storage/kysely/storage.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite-database.ts';
 import { createTestStorage } from './storage.ts';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -52,6 +54,16 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   });
   const closeStorage = options.storage === undefined;
   return { app, storage, clock, baseUrl: config.baseUrl, close: async () => { await app.close(); if (closeStorage) await storage.close(); } };
+}
+
+/** A test app over an in-memory SQLite database whose tables the test reads itself. */
+export async function createTestAppWithDatabase(env: Record<string, string> = {}, options: Omit<TestAppOptions, 'storage'> = {}) {
+  const database = openSqlite(':memory:');
+  const storage = createStorage(database);
+  await storage.migrate();
+  const app = await createTestApp(env, { ...options, storage });
+  const t: TestApp = { ...app, close: async () => { await app.close(); await storage.close(); } };
+  return { t, db: database.db };
 }
 
 let userCount = 0;

@@ -111,15 +111,24 @@ export class BenchDatabase {
 
   /**
    * Adds access tokens that expired two hours ago, past the hour the purge keeps
-   * dead credentials, for the running server's purge to delete. Written in chunks,
-   * since the server's purge waits for the write lock meanwhile.
+   * dead credentials, for the running server's purge to delete. On SQLite written in
+   * chunks, since the server's purge waits for the write lock meanwhile; on PostgreSQL
+   * in one transaction, since there the purge does not wait but would delete the
+   * chunks as fast as they came, leaving too few for the measurement.
    */
   async addDeadTokens(count: number): Promise<void> {
     const expired = systemClock.now() - 2 * HOUR;
-    for (let done = 0; done < count; done += DEAD_TOKEN_CHUNK) {
-      await this.generateTokens(Math.min(DEAD_TOKEN_CHUNK, count - done), expired - lifetimes.accessToken, expired);
+    const addChunks = async (db: Kysely<Database>) => {
+      for (let done = 0; done < count; done += DEAD_TOKEN_CHUNK) {
+        await this.generateTokens(Math.min(DEAD_TOKEN_CHUNK, count - done), expired - lifetimes.accessToken, expired, db);
+      }
+    };
+    if (this.kind === 'sqlite') {
+      await addChunks(this.db);
+    } else {
+      await this.db.transaction().execute(addChunks);
+      await sql`analyze access_tokens`.execute(this.db);
     }
-    if (this.kind === 'postgres') await sql`analyze access_tokens`.execute(this.db);
   }
 
   /** Access tokens the purge would delete now. */
@@ -139,18 +148,18 @@ export class BenchDatabase {
       .where('expires_at', '<', olderThan).limit(limit));
   }
 
-  private async generateTokens(count: number, createdAt: number, expiresAt: number): Promise<void> {
+  private async generateTokens(count: number, createdAt: number, expiresAt: number, db: Kysely<Database> = this.db): Promise<void> {
     const { grantId, userId } = this.chainGrants[0]!;
     const values = sql`${grantId}, ${this.applicationId}, ${userId}, 'read', ${createdAt}, ${expiresAt}`;
     const columns = sql`(token_hash, grant_id, application_id, user_id, scope, created_at, expires_at)`;
     // Stored forms as hashCredential makes them: the issue time in 12 hex digits, then 64 random ones.
     if (this.kind === 'sqlite') {
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
-        insert into access_tokens ${columns} select printf('%012x', ${createdAt}) || lower(hex(randomblob(32))), ${values} from n`.execute(this.db);
+        insert into access_tokens ${columns} select printf('%012x', ${createdAt}) || lower(hex(randomblob(32))), ${values} from n`.execute(db);
     } else {
       await sql`insert into access_tokens ${columns}
         select lpad(to_hex(${createdAt}::bigint), 12, '0') || md5(random()::text || i::text) || md5(i::text || random()::text), ${values}
-        from generate_series(1, ${count}::int) as i`.execute(this.db);
+        from generate_series(1, ${count}::int) as i`.execute(db);
     }
   }
 

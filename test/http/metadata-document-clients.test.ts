@@ -128,6 +128,19 @@ describe('fetches of metadata documents, which any visitor can ask for', () => {
     assert.match((await t.app.inject({ method: 'GET', url: authorizeUrl(`${origin}/counted.json?n=later`) })).body, /answered HTTP 404/);
     assert.equal(fetched, FETCH_BUDGET.perHostPerMinute + 1);
   });
+
+  it(`are limited to ${FETCH_BUDGET.inAllPerMinute} a minute in all, however many hosts share them`, async () => {
+    t = await start();
+    // Loopback addresses where nothing listens: the budget is spent before each fetch, which then fails.
+    const hosts = Math.ceil(FETCH_BUDGET.inAllPerMinute / FETCH_BUDGET.perHostPerMinute);
+    for (let n = 0; n < FETCH_BUDGET.inAllPerMinute; n++) {
+      const page = await t.app.inject({ method: 'GET', url: authorizeUrl(`http://127.0.0.${2 + (n % hosts)}:9/${n}.json`) });
+      assert.doesNotMatch(page.body, /fetched too many/);
+    }
+    const refused = await t.app.inject({ method: 'GET', url: authorizeUrl(`http://127.0.0.${2 + hosts}:9/last.json`) });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /fetched too many client documents in the last minute/);
+  });
 });
 
 describe('a client whose metadata document cannot be used gets a clear 400 page, and nothing is stored', () => {

@@ -17,9 +17,8 @@ export class SessionEndedError extends Error {
 }
 
 /**
- * The application a write names was deleted (by its owner, in another tab) after the
- * request was verified and before the write committed; nothing is written. Its redirect
- * URI is no longer registered, so the authorization endpoint shows an error page.
+ * The application a write names was deleted (by its owner, in another tab) after the request
+ * was verified and before the write committed; nothing is written, and no redirect is safe.
  */
 export class ApplicationGoneError extends Error {
   constructor() {

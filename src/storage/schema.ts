@@ -1,8 +1,7 @@
-// Row shapes as the database holds them. Booleans are 0/1 integers in both
-// dialects (better-sqlite3 cannot bind booleans) and times are bigint Unix
-// milliseconds, read back as JS numbers. A table holds its record's fields as
-// columns named in snake case (kysely/columns.ts reads and writes them so); only
-// the columns the record lacks, or stores encoded, are spelled out.
+// Row shapes as the database holds them. Booleans are 0/1 integers (better-sqlite3 cannot
+// bind booleans); times are bigint Unix milliseconds, read back as numbers. A table holds its
+// record's fields as snake-case columns (kysely/columns.ts); only the columns the record
+// lacks, or stores encoded, are spelled out.
 import type { Generated, Selectable } from 'kysely';
 import type {
   AccessToken, Application, AuditEvent, AuthorizationCode, Consent, FailureCount, Grant, Portfolio, SecretReveal, Session,

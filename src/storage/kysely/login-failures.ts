@@ -8,10 +8,9 @@ import { deleteInBatches, yieldToRequests } from './purge.ts';
 export class KyselyLoginThrottleStore implements LoginThrottleStore {
   constructor(private readonly database: OpenDatabase) {}
 
-  // The upsert increments in one statement, so concurrent attempts never overwrite each
-  // other's count, and a lock in force leaves the row as it is. On PostgreSQL the
-  // upsert's row lock is held until the lock below is written, so a concurrent attempt
-  // waits and then sees that lock; SQLite runs one transaction at a time.
+  // One upsert increments, so concurrent attempts never overwrite each other's count, and
+  // a lock in force leaves the row as it is. On PostgreSQL its row lock is held until the
+  // lock below is written, so a concurrent attempt sees it; SQLite runs one at a time.
   async countAttempt(key: string, now: number, policy: LockoutPolicy): Promise<CountedAttempt> {
     return this.database.db.transaction().execute(async (trx) => {
       const inForce = sql<boolean>`(login_failures.locked_until is not null and login_failures.locked_until > ${now})`;

@@ -17,11 +17,9 @@ export const yieldToRequests: Pause = () => new Promise<void>((resolve) => setIm
 export type PurgeCounts = Awaited<ReturnType<TokenStore['purgeExpired']>>;
 
 /**
- * Deletes the rows `batch` picks (at most `limit` each time) until a batch comes up
- * short. On PostgreSQL a batch skips rows a transaction holds: waiting for them could
- * deadlock with a revocation, which locks a grant's tokens in an order of its own. The
- * DELETE finds the rows it locked by their addresses (a Tid Scan): matched by key, the
- * planner scanned the whole table for large batches. SQLite looks each key up.
+ * Deletes the rows `batch` picks (at most `limit` each time) until a batch comes up short.
+ * On PostgreSQL a batch skips rows a transaction holds (waiting could deadlock with a
+ * revocation) and deletes them by address, a Tid Scan: by key, large batches scanned the table.
  */
 export async function deleteInBatches<Table extends keyof Database>(
   { db, kind }: OpenDatabase, betweenBatches: Pause, table: Table, key: string & keyof Database[Table],

@@ -45,11 +45,10 @@ function createPool(connectionString: string, options: { max?: number; queryTime
 }
 
 /**
- * Kysely sends every query unnamed, which PostgreSQL parses and plans each time;
- * named, a statement is parsed once per connection and its plan kept. So no query
- * may use `select *` or `returning *`: a migration that adds a column would change
- * a kept statement's result and fail it. Poolers in transaction mode must support
- * named statements (PgBouncer 1.21 and later).
+ * Kysely sends every query unnamed, parsed and planned each time; named, a statement is
+ * parsed once per connection and its plan kept. So no query may use `select *` or `returning *`:
+ * a migration adding a column would fail a kept statement. Poolers in transaction mode must
+ * support named statements (PgBouncer 1.21 and later).
  */
 function namingStatements(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();

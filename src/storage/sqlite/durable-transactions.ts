@@ -1,7 +1,6 @@
-// Transactions whose commit is made durable off the event loop. Under synchronous=FULL
-// SQLite fsyncs the WAL inside COMMIT, on the event loop; these commit under NORMAL,
-// without the fsync, and the same fsync then runs on libuv's thread pool before the
-// caller hears back: in WAL mode that fsync is all FULL adds.
+// Transactions made durable off the event loop: under synchronous=FULL SQLite fsyncs the WAL
+// inside COMMIT, on the event loop; these commit under NORMAL and the same fsync, all that FULL
+// adds in WAL mode, runs on libuv's thread pool before the caller hears back.
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { StorageUnavailableError } from '../errors.ts';
 import type { Database } from '../schema.ts';

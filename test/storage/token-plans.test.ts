@@ -11,6 +11,7 @@ import {
   CompiledQuery, createQueryId, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs,
   type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type Transaction, type UnknownRow, sql,
 } from 'kysely';
+import { isPlaceholder } from '../../src/storage/kysely/compiled-once.ts';
 import { createStorage } from '../../src/storage/kysely/storage.ts';
 import type { Database, StorageKind } from '../../src/storage/schema.ts';
 import type { OpenedStorage } from '../../src/storage/open.ts';
@@ -46,7 +47,11 @@ interface Plan {
   readWhole: string[];
 }
 
-async function explain(db: Kysely<Database>, kind: StorageKind, query: CompiledQuery): Promise<Plan> {
+async function explain(db: Kysely<Database>, kind: StorageKind, recorded: CompiledQuery): Promise<Plan> {
+  // A statement compiled once (compiled-once.ts) was recorded with its placeholders. Its
+  // lists are JSON, which no plan looks into: PostgreSQL runs its generic plan.
+  const compiledOnce = recorded.parameters.some(isPlaceholder);
+  const query = { ...recorded, parameters: recorded.parameters.map((value) => (isPlaceholder(value) ? null : value)) };
   return db.transaction().execute(async (trx) => {
     if (kind === 'sqlite') {
       // SQLite's plan does not depend on the values bound.
@@ -61,7 +66,7 @@ async function explain(db: Kysely<Database>, kind: StorageKind, query: CompiledQ
     await sql`set local enable_seqscan = off`.execute(trx);
     const custom = (await trx.executeQuery<PostgresExplained>(CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]))).rows[0]!['QUERY PLAN'][0].Plan;
     const generic = (await explainGenericPlan<PostgresExplained>(trx, query)).rows[0]!['QUERY PLAN'][0].Plan;
-    const chosen = genericPlanChosen(custom, generic) ? generic : custom;
+    const chosen = compiledOnce || genericPlanChosen(custom, generic) ? generic : custom;
     return { text: JSON.stringify(chosen, null, 1), readWhole: tablesReadWhole(chosen) };
   });
 }

@@ -1,6 +1,5 @@
-// Token issues, rotations and redemptions by the rules of token-rules.ts, in batches
-// (platform/batches.ts) of one transaction: on SQLite as the steps below, on PostgreSQL as one
-// statement of the same steps (token-writes-postgres.ts), as each there is a round trip.
+// Token issues, rotations and redemptions by the rules of token-rules.ts, in batches of one
+// transaction: on SQLite as the steps below, on PostgreSQL as one statement (token-writes-postgres.ts).
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
@@ -8,8 +7,9 @@ import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';
 import { Batches } from '../../platform/batches.ts';
 import { isOutage } from './batches.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './token-rows.ts';
-import { type BatchWritten, type TokenWrite, grantsOf, liveGrants, redemption, rotation, spentBy } from './token-rules.ts';
-import { writeInOneStatement } from './token-writes-postgres.ts';
+import { compiledOnce } from './compiled-once.ts';
+import { type BatchWritten, type TokenWrite, batchParameters, grantsOf, liveGrantIds, liveGrants, redemption, rotation } from './token-rules.ts';
+import { writingInOneStatement } from './token-writes-postgres.ts';
 
 export type { TokenWrite } from './token-rules.ts';
 
@@ -17,40 +17,39 @@ export type { TokenWrite } from './token-rules.ts';
 const LAST_USE_RESOLUTION_MS = 1000;
 
 /** SQLite: the batch as a transaction of steps. */
-async function writeInSteps(trx: Transaction<Database>, writes: readonly TokenWrite[]): Promise<BatchWritten> {
-  const lastUses = new Map((await liveGrants(trx, 'sqlite', grantsOf(writes)).execute()).map((row) => [row.id, row.last_used_at]));
-  const live = [...lastUses.keys()];
-  const [rotating, redeeming] = [spentBy(writes, 'refreshToken'), spentBy(writes, 'authorizationCode')];
-  const spent = new Set(live.length === 0 ? [] : [
-    ...(rotating.size === 0 ? [] : await rotation(trx, rotating, live).execute()).map((row) => row.token_hash),
-    ...(redeeming.size === 0 ? [] : await redemption(trx, redeeming, live).execute()).map((row) => row.code_hash),
-  ]);
-  const written = writes.map(({ tokens, spends }) => lastUses.has(tokens.access.grantId) && (spends === undefined || spent.has(spends.hash)));
-  for (const { tokens: { access, refresh, event } } of writes.filter((_, index) => written[index])) {
-    await insertRow.access(trx, accessTokenRow(access, refresh?.tokenHash ?? null));
-    if (refresh !== undefined) await insertRow.refresh(trx, refreshTokenRow(refresh));
-    if (event !== undefined) await insertRow.event(trx, auditEventRow(event));
-  }
-  return { written, lastUses };
+function writingInSteps(db: Kysely<Database>): (trx: Transaction<Database>, writes: readonly TokenWrite[]) => Promise<BatchWritten> {
+  const live = compiledOnce(['grants'], ({ grants }) => liveGrants(db, 'sqlite', grants).compile());
+  const rotate = compiledOnce(['grants', 'claims'], ({ grants, claims }) => rotation(db, 'sqlite', claims, liveGrantIds(db, 'sqlite', grants)).compile());
+  const redeem = compiledOnce(['grants', 'claims'], ({ grants, claims }) => redemption(db, 'sqlite', claims, liveGrantIds(db, 'sqlite', grants)).compile());
+  const insertAccess = rowInsert<AccessTokenRow>(db, 'access_tokens', ACCESS_TOKEN_COLUMNS);
+  const insertRefresh = rowInsert<RefreshTokenRow>(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS);
+  const insertEvent = rowInsert<Omit<AuditEventRow, 'id'>>(db, 'audit_events', NEW_EVENT_COLUMNS);
+  const spending = (writes: readonly TokenWrite[], credential: string) => writes.some((write) => write.spends?.credential === credential);
+  return async (trx, writes) => {
+    const parameters = batchParameters('sqlite', writes);
+    const lastUses = new Map((await live(trx, parameters)).rows.map((row) => [row.id, row.last_used_at]));
+    const spent = new Set(lastUses.size === 0 ? [] : [
+      ...(spending(writes, 'refreshToken') ? (await rotate(trx, parameters)).rows.map((row) => row.token_hash) : []),
+      ...(spending(writes, 'authorizationCode') ? (await redeem(trx, parameters)).rows.map((row) => row.code_hash) : []),
+    ]);
+    const written = writes.map(({ tokens, spends }) => lastUses.has(tokens.access.grantId) && (spends === undefined || spent.has(spends.hash)));
+    for (const { tokens: { access, refresh, event } } of writes.filter((_, index) => written[index])) {
+      await insertAccess(trx, accessTokenRow(access, refresh?.tokenHash ?? null));
+      if (refresh !== undefined) await insertRefresh(trx, refreshTokenRow(refresh));
+      if (event !== undefined) await insertEvent(trx, auditEventRow(event));
+    }
+    return { written, lastUses };
+  };
 }
 
 /**
  * A one-row INSERT into `table`, compiled once and run with each row's values: SQLite
- * inserts a multi-row VALUES list more slowly than its rows one by one.
+ * inserts a multi-row VALUES list into access_tokens at half the speed of its rows one by one.
  */
-function rowInsert<Row extends object>(table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
-  let compiled: CompiledQuery | undefined;
-  return (trx: Kysely<Database>, row: Row) => {
-    compiled ??= trx.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null])) as never).compile();
-    return trx.executeQuery({ ...compiled, parameters: columns.map((column) => row[column]) });
-  };
+function rowInsert<Row extends object>(db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
+  const { query, queryId, sql } = db.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null])) as never).compile();
+  return (trx: Kysely<Database>, row: Row) => trx.executeQuery({ query, queryId, sql, parameters: columns.map((column) => row[column]) });
 }
-
-const insertRow = {
-  access: rowInsert<AccessTokenRow>('access_tokens', ACCESS_TOKEN_COLUMNS),
-  refresh: rowInsert<RefreshTokenRow>('refresh_tokens', REFRESH_TOKEN_COLUMNS),
-  event: rowInsert<Omit<AuditEventRow, 'id'>>('audit_events', NEW_EVENT_COLUMNS),
-};
 
 /**
  * Writes the last use of the grants of the writes that won, where it is a second older
@@ -68,9 +67,9 @@ async function touchLastUse(db: Kysely<Database>, kind: StorageKind, writes: rea
   await db.updateTable('grants').set({ last_used_at: now }).where('id', 'in', stale).execute();
 }
 
-/** The token writes of one database, in batches; each answers whether it was written. */
 export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Promise<boolean> {
   const { db, kind } = database;
+  const [writeInSteps, writeInOneStatement] = [writingInSteps(db), writingInOneStatement(db)];
   const batches = new Batches<TokenWrite, boolean>(async (writes) => {
     if (kind === 'sqlite') {
       // SQLite's single writer takes the grants' rows in the same transaction.
@@ -80,7 +79,7 @@ export function tokenWrites(database: OpenDatabase): (write: TokenWrite) => Prom
         return batch.written;
       });
     }
-    const batch = await writeInOneStatement(db, writes);
+    const batch = await writeInOneStatement(writes);
     // On PostgreSQL after the commit: inside, the batch's shared locks on the grants
     // would turn exclusive while another instance's batch holds them, a deadlock.
     // A last use that fails to be written now is written by a later issue.

@@ -1,6 +1,6 @@
 // Token issues, rotations and redemptions by the rules of token-rules.ts, in batches of one
 // transaction: on SQLite as the steps below, on PostgreSQL as one statement (token-writes-postgres.ts).
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';

@@ -187,6 +187,17 @@ describeStorageContract('tokens', (target) => {
     assert.deepEqual(await snapshot(db), before);
   });
 
+  it('refuses to rotate a token into tokens of another grant, and writes nothing', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const { grant: other } = await createGrant(storage);
+    const first = tokenPairFor(grant);
+    await storage.tokens.saveTokens(first);
+    const before = await snapshot(db);
+    assert.equal(await storage.tokens.rotateRefreshToken(first.refresh!.tokenHash, tokenPairFor(other, T0 + MINUTE), T0 + MINUTE), false);
+    assert.deepEqual(await snapshot(db), before);
+  });
+
   it('settles rotations racing a grant revocation without deadlock, leaving no live token', async () => {
     const { storage, db } = target();
     const { grant } = await createGrant(storage);

@@ -47,8 +47,7 @@ function writingInSteps(db: Kysely<Database>): (trx: Transaction<Database>, writ
  * inserts a multi-row VALUES list into access_tokens at half the speed of its rows one by one.
  */
 function rowInsert<Row extends object>(db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
-  const { query, queryId, sql } = db.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null])) as never).compile();
-  return (trx: Kysely<Database>, row: Row) => trx.executeQuery({ query, queryId, sql, parameters: columns.map((column) => row[column]) });
+  return compiledOnce(columns, (values) => db.insertInto(table).values(values as never).compile());
 }
 
 /**

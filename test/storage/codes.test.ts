@@ -55,6 +55,17 @@ describeStorageContract('authorization codes', (target) => {
     assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 0);
   });
 
+  it('refuses to redeem a code into tokens of another grant, and leaves the code unspent', async () => {
+    const { storage, db } = target();
+    const { grant } = await createGrant(storage);
+    const { grant: other } = await createGrant(storage);
+    const code = codeFor(grant);
+    await storage.codes.saveAuthorizationCode(code);
+    assert.equal(await storage.tokens.redeemAuthorizationCode(code.codeHash, tokenPairFor(other), T0 + MINUTE), false);
+    assert.deepEqual(await storage.codes.findAuthorizationCode(code.codeHash), code);
+    assert.equal((await db.selectFrom('access_tokens').select('token_hash').execute()).length, 0);
+  });
+
   it('leaves expiry to the caller: an expired code is still redeemed', async () => {
     const { storage } = target();
     const { grant } = await createGrant(storage);

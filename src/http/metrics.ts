@@ -1,12 +1,14 @@
-// Prometheus metrics at GET /metrics, through prom-client. One registry per app,
+// Prometheus metrics at GET /metrics, through prom-client but for the two families
+// every response adds to (request-metrics.ts). One registry per app,
 // so instances and tests do not share counts. Every label is bounded: route
 // patterns (never raw URLs), HTTP methods, status codes, grant types and the
 // OAuthErrorCode union. No token, client id or user id is ever a label.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
 import type { Storage } from '../storage/stores.ts';
+import { createRequestMetrics } from './request-metrics.ts';
 
 export interface Metrics {
   countTokenIssued(grantType: string): void;
@@ -17,8 +19,6 @@ export interface Metrics {
   scrape(): Promise<string>;
   readonly contentType: string;
 }
-
-export const REQUEST_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
@@ -37,23 +37,17 @@ export function createMetrics(storage: Pick<Storage, 'readsFromMemory'>): Metric
       this.set(storage.readsFromMemory() ? 1 : 0);
     },
   });
-  const requests = new Counter({
-    name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers,
-  });
-  const duration = new Histogram({
-    name: 'folio_http_request_duration_seconds', help: 'HTTP request latency by route pattern and method',
-    labelNames: ['route', 'method'], buckets: REQUEST_DURATION_BUCKETS, registers,
-  });
+  // The two families every response adds to are counted apart (request-metrics.ts).
+  const requests = createRequestMetrics();
   const errors = new Counter({ name: 'folio_oauth_errors_total', help: 'Error answers by OAuth error code', labelNames: ['error'], registers });
   return {
     countTokenIssued: (grantType) => tokens.inc({ grant_type: grantType }),
     countRateLimited: () => rateLimited.inc(),
     countResponse(route, method, status, seconds, error) {
-      requests.inc({ route, method, status: String(status) });
-      duration.observe({ route, method }, seconds);
+      requests.record(route, method, status, seconds);
       if (error !== undefined) errors.inc({ error });
     },
-    scrape: () => registry.metrics(),
+    scrape: async () => `${await registry.metrics()}\n${requests.text()}\n`,
     contentType: registry.contentType,
   };
 }

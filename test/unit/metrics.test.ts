@@ -1,8 +1,11 @@
 // The metrics Folio counts (src/http/metrics.ts): six families in the Prometheus
-// text format, one registry per app.
+// text format, one registry per app; the two every response adds to, held to what
+// prom-client writes for the same counts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { createMetrics } from '../../src/http/metrics.ts';
+import { createRequestMetrics, REQUEST_DURATION_BUCKETS } from '../../src/http/request-metrics.ts';
 
 test('before anything is counted: an unlabelled counter at zero, the labelled ones with no series', async () => {
   const metrics = createMetrics({ readsFromMemory: () => false });
@@ -35,4 +38,24 @@ test('counts grow from one scrape to the next, histogram buckets cumulative, lab
 test('keeps one registry per app: another app starts from zero', async () => {
   createMetrics({ readsFromMemory: () => true }).countRateLimited();
   assert.match(await createMetrics({ readsFromMemory: () => true }).scrape(), /^folio_rate_limit_rejections_total 0$/m);
+});
+
+test("the per-response families are written line for line as prom-client writes the same observations", async () => {
+  const ours = createRequestMetrics();
+  const registry = new Registry();
+  const requests = new Counter({ name: 'folio_http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'folio_http_request_duration_seconds', help: 'HTTP request latency by route pattern and method',
+    labelNames: ['route', 'method'], buckets: [...REQUEST_DURATION_BUCKETS], registers: [registry],
+  });
+  const routes = ['/api/v2/portfolios.json', 'unmatched', 'a "quoted"\\route\nwith a line feed'];
+  // Every bound exactly, either side of it, and past the last.
+  const seconds = [0, ...REQUEST_DURATION_BUCKETS.flatMap((bound) => [bound * 0.99, bound, bound * 1.01]), 7.5];
+  seconds.forEach((taken, index) => {
+    const [route, method, status] = [routes[index % routes.length]!, index % 4 === 0 ? 'POST' : 'GET', [200, 401, 404][index % 3]!];
+    ours.record(route, method, status, taken);
+    requests.inc({ route, method, status: String(status) });
+    duration.observe({ route, method }, taken);
+  });
+  assert.equal(ours.text(), (await registry.metrics()).trimEnd());
 });

@@ -12,7 +12,6 @@ interface Latency {
   /** Observations in each bucket alone, not cumulative; the last slot is over every bound. */
   buckets: number[];
   sum: number;
-  count: number;
 }
 
 interface Requests {
@@ -39,7 +38,7 @@ export function createRequestMetrics(): RequestMetrics {
       const labels = `route="${escapeLabelValue(route)}",method="${escapeLabelValue(method)}"`;
       let latency = latencies.get(labels);
       if (latency === undefined) {
-        latency = { labels, buckets: new Array<number>(REQUEST_DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+        latency = { labels, buckets: new Array<number>(REQUEST_DURATION_BUCKETS.length + 1).fill(0), sum: 0 };
         latencies.set(labels, latency);
       }
       found = { labels: `${labels},status="${status}"`, count: 0, latency };
@@ -57,18 +56,18 @@ export function createRequestMetrics(): RequestMetrics {
       while (bucket < REQUEST_DURATION_BUCKETS.length && seconds > REQUEST_DURATION_BUCKETS[bucket]!) bucket += 1;
       latency.buckets[bucket]! += 1;
       latency.sum += seconds;
-      latency.count += 1;
     },
 
     text() {
       const counted = [...requests.values()].map(({ labels, count }) => `folio_http_requests_total{${labels}} ${count}`);
-      const observed = [...latencies.values()].flatMap(({ labels, buckets, sum, count }) => {
+      const observed = [...latencies.values()].flatMap(({ labels, buckets, sum }) => {
         // Cumulative, as the format has them, with `le` first as prom-client writes it.
         let cumulative = 0;
         const lines = REQUEST_DURATION_BUCKETS.map((bound, index) => {
           cumulative += buckets[index]!;
           return `folio_http_request_duration_seconds_bucket{le="${bound}",${labels}} ${cumulative}`;
         });
+        const count = cumulative + buckets[REQUEST_DURATION_BUCKETS.length]!;
         return [
           ...lines,
           `folio_http_request_duration_seconds_bucket{le="+Inf",${labels}} ${count}`,

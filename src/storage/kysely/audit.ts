@@ -3,7 +3,7 @@ import type { AuditEvent, AuditEventType, NewAuditEvent } from '../../domain/rec
 import type { AuditEventRow, Database } from '../schema.ts';
 import type { AuditStore } from '../stores.ts';
 import { ACTIVITY_INDEX_CONDITION, ROUTINE_EVENT_TYPES } from '../migrations/0009-activity-index.ts';
-import { changedRows, columnsOf, everyColumn, fieldsOf } from './columns.ts';
+import { changedRows, everyColumn, fieldsOf } from './columns.ts';
 
 function toAuditEvent(row: AuditEventRow): AuditEvent {
   return { ...fieldsOf(row), type: row.type as AuditEventType, detail: JSON.parse(row.detail) as Record<string, unknown> };
@@ -14,7 +14,10 @@ export const NEW_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type
 const AUDIT_EVENT_COLUMNS = ['id', ...NEW_EVENT_COLUMNS] as const;
 
 export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
-  return { ...columnsOf(event, NEW_EVENT_COLUMNS), detail: JSON.stringify(event.detail) };
+  return {
+    type: event.type, user_id: event.userId, application_id: event.applicationId, ip: event.ip,
+    detail: JSON.stringify(event.detail), created_at: event.createdAt,
+  };
 }
 
 /** Writes `event` on `executor`: the database, or the transaction of the change it records. */

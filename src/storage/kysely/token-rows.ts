@@ -2,7 +2,7 @@
 import type { AccessToken, RefreshToken } from '../../domain/records.ts';
 import type { WhereInterface } from 'kysely';
 import type { AccessTokenRow, Database, RefreshTokenRow } from '../schema.ts';
-import { columnsOf, everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
+import { everyColumn, fieldsOf, scopeFromColumn, scopeToColumn } from './columns.ts';
 
 /** The columns access and refresh tokens share: an AccessToken record's. */
 const TOKEN_COLUMNS = [
@@ -18,8 +18,13 @@ export function toToken<Row extends SharedColumns>(row: Row) {
   return { ...fieldsOf(row), scope: scopeFromColumn(row.scope) };
 }
 
+/** Written out field by field: every token issued runs through here. */
 function sharedColumns(token: AccessToken): SharedColumns {
-  return { ...columnsOf(token, TOKEN_COLUMNS), scope: scopeToColumn(token.scope) };
+  return {
+    token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
+    scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
+    origin_code_hash: token.originCodeHash, resource: token.resource,
+  };
 }
 
 /** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */

@@ -1,6 +1,6 @@
 // Token issues, rotations and redemptions by the rules of token-rules.ts, in batches of one
 // transaction: on SQLite as the steps below, on PostgreSQL as one statement (token-writes-postgres.ts).
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { OpenDatabase } from '../database.ts';
 import type { AccessTokenRow, AuditEventRow, Database, RefreshTokenRow, StorageKind } from '../schema.ts';
 import { NEW_EVENT_COLUMNS, auditEventRow } from './audit.ts';
@@ -21,9 +21,9 @@ function writingInSteps(db: Kysely<Database>): (trx: Transaction<Database>, writ
   const live = compiledOnce(['grants'], ({ grants }) => liveGrants(db, 'sqlite', grants).compile());
   const rotate = compiledOnce(['grants', 'claims'], ({ grants, claims }) => rotation(db, 'sqlite', claims, liveGrantIds(db, 'sqlite', grants)).compile());
   const redeem = compiledOnce(['grants', 'claims'], ({ grants, claims }) => redemption(db, 'sqlite', claims, liveGrantIds(db, 'sqlite', grants)).compile());
-  const insertAccess = rowInsert<AccessTokenRow>(db, 'access_tokens', ACCESS_TOKEN_COLUMNS);
-  const insertRefresh = rowInsert<RefreshTokenRow>(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS);
-  const insertEvent = rowInsert<Omit<AuditEventRow, 'id'>>(db, 'audit_events', NEW_EVENT_COLUMNS);
+  const insertAccess = rowsInsert<AccessTokenRow>(db, 'access_tokens', ACCESS_TOKEN_COLUMNS);
+  const insertRefresh = rowsInsert<RefreshTokenRow>(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS);
+  const insertEvent = rowsInsert<Omit<AuditEventRow, 'id'>>(db, 'audit_events', NEW_EVENT_COLUMNS);
   const spending = (writes: readonly TokenWrite[], credential: string) => writes.some((write) => write.spends?.credential === credential);
   return async (trx, writes) => {
     const parameters = batchParameters('sqlite', writes);
@@ -33,21 +33,32 @@ function writingInSteps(db: Kysely<Database>): (trx: Transaction<Database>, writ
       ...(spending(writes, 'authorizationCode') ? (await redeem(trx, parameters)).rows.map((row) => row.code_hash) : []),
     ]);
     const written = writes.map(({ tokens, spends }) => lastUses.has(tokens.access.grantId) && (spends === undefined || spent.has(spends.hash)));
-    for (const { tokens: { access, refresh, event } } of writes.filter((_, index) => written[index])) {
-      await insertAccess(trx, accessTokenRow(access, refresh?.tokenHash ?? null));
-      if (refresh !== undefined) await insertRefresh(trx, refreshTokenRow(refresh));
-      if (event !== undefined) await insertEvent(trx, auditEventRow(event));
-    }
+    const won = writes.filter((_, index) => written[index]);
+    await insertAccess(trx, won.map(({ tokens: { access, refresh } }) => accessTokenRow(access, refresh?.tokenHash ?? null)));
+    await insertRefresh(trx, won.flatMap(({ tokens: { refresh } }) => (refresh === undefined ? [] : [refreshTokenRow(refresh)])));
+    await insertEvent(trx, won.flatMap(({ tokens: { event } }) => (event === undefined ? [] : [auditEventRow(event)])));
     return { written, lastUses };
   };
 }
 
 /**
- * A one-row INSERT into `table`, compiled once and run with each row's values: SQLite
- * inserts a multi-row VALUES list into access_tokens at half the speed of its rows one by one.
+ * The INSERT of a batch's rows into `table`, one statement for them all, compiled once
+ * for each number of rows (a batch holds at most 64): a statement for each row, through
+ * Kysely's executor, cost client_credentials on SQLite 8% more instructions.
  */
-function rowInsert<Row extends object>(db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
-  return compiledOnce(columns, (values) => db.insertInto(table).values(values as never).compile());
+function rowsInsert<Row extends object>(db: Kysely<Database>, table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly (keyof Row & string)[]) {
+  const compiled = new Map<number, CompiledQuery>();
+  // Compiled from rows of this shape, so the parameters go in the order of `columns`.
+  const shape = Object.fromEntries(columns.map((column) => [column, column]));
+  return async (executor: Kysely<Database>, rows: readonly Row[]): Promise<void> => {
+    if (rows.length === 0) return;
+    let query = compiled.get(rows.length);
+    if (query === undefined) {
+      query = db.insertInto(table).values(rows.map(() => shape) as never).compile();
+      compiled.set(rows.length, query);
+    }
+    await executor.executeQuery({ ...query, parameters: rows.flatMap((row) => columns.map((column) => row[column])) });
+  };
 }
 
 /**

@@ -10,18 +10,21 @@ import { compiledOnce } from './compiled-once.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './token-rows.ts';
 import { type BatchWritten, type TokenWrite, batchParameters, claimsTable, liveGrants, redemption, rotation } from './token-rules.ts';
 
-/** The rows `rows` (JSON) of `table`, inserted for the writes that won: each row names its write, `n`. */
+/**
+ * The rows `rows` of `table` inserted for the writes that won: a JSON array with an
+ * element for each write, in order, its row or null.
+ */
 function insertWon(table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly string[], rows: unknown): RawBuilder<unknown> {
   return sql`${sql.id(`wrote_${table}`)} as (
     insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})
     select ${sql.join(columns.map((column) => sql.ref(`r.${column}`)))}
-    from json_array_elements(${rows}::json) as e, json_populate_record(null::${sql.table(table)}, e) as r
-    where (e->>'n')::int in (select n from won))`;
+    from json_array_elements(${rows}::json) with ordinality as e(value, position), json_populate_record(null::${sql.table(table)}, e.value) as r
+    where json_typeof(e.value) = 'object' and e.position - 1 in (select n from won))`;
 }
 
-/** The JSON of the rows `pick` makes of the writes, each with its write's number. */
+/** The JSON of the row `pick` makes of each write, or null. */
 const rowsOf = <Row extends object>(writes: readonly TokenWrite[], pick: (write: TokenWrite) => Row | undefined): string =>
-  JSON.stringify(writes.flatMap((write, n) => { const row = pick(write); return row === undefined ? [] : [Object.assign(row, { n })]; }));
+  JSON.stringify(writes.map((write) => pick(write) ?? null));
 
 /**
  * The statement of a batch, `spending` or not: a batch that only issues (client_credentials')

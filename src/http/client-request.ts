@@ -2,14 +2,12 @@
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from '../oauth/errors.ts';
 import type { ClientRequestInput } from '../oauth/token-endpoint.ts';
-import { malformedQueryError, type Params, repeatedParamsOf } from './form-body.ts';
+import { formDecoded, malformedQueryError, type Params, repeatedParamsOf } from './form-body.ts';
 
 function formDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    throw new OAuthError('invalid_client', 'The Basic credentials are not valid form-urlencoded text');
-  }
+  const decoded = formDecoded(text);
+  if (decoded === undefined) throw new OAuthError('invalid_client', 'The Basic credentials are not valid form-urlencoded text');
+  return decoded;
 }
 
 /**

@@ -37,22 +37,15 @@ export class StorageUnavailableError extends Error {
 
 const UNIQUE_VIOLATIONS = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
-const UNAVAILABLE_NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH',
-]);
+const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH']);
 // PostgreSQL SQLSTATEs: 57P01-03 server shutting down or starting, 53300 too many connections.
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|NOTADB|CORRUPT)/;
 // node-postgres reports pool and connection trouble as plain Errors with these messages.
 const UNAVAILABLE_MESSAGES = [
-  'timeout exceeded when trying to connect',
-  'Connection terminated',
-  'Cannot use a pool after calling end',
-  'Client has encountered a connection error',
-  'Client was closed and is not queryable',
-  'Query read timeout',
-  'The database connection is not open',
-  'driver has already been destroyed',
+  'timeout exceeded when trying to connect', 'Connection terminated', 'Cannot use a pool after calling end',
+  'Client has encountered a connection error', 'Client was closed and is not queryable', 'Query read timeout',
+  'The database connection is not open', 'driver has already been destroyed',
 ];
 
 /**

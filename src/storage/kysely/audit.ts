@@ -14,10 +14,8 @@ export const NEW_EVENT_COLUMNS = everyColumn<Omit<AuditEventRow, 'id'>>()(['type
 const AUDIT_EVENT_COLUMNS = ['id', ...NEW_EVENT_COLUMNS] as const;
 
 export function auditEventRow(event: NewAuditEvent): Omit<AuditEventRow, 'id'> {
-  return {
-    type: event.type, user_id: event.userId, application_id: event.applicationId, ip: event.ip,
-    detail: JSON.stringify(event.detail), created_at: event.createdAt,
-  };
+  const { type, userId: user_id, applicationId: application_id, ip, detail, createdAt: created_at } = event;
+  return { type, user_id, application_id, ip, detail: JSON.stringify(detail), created_at };
 }
 
 /** Writes `event` on `executor`: the database, or the transaction of the change it records. */

@@ -1,20 +1,9 @@
 // Conversions between record values and the column encodings in schema.ts.
 
-export function scopeToColumn(scope: readonly string[]): string {
-  return scope.join(' ');
-}
-
-export function scopeFromColumn(value: string): string[] {
-  return value.split(' ').filter((item) => item.length > 0);
-}
-
-export function flagToColumn(value: boolean): number {
-  return value ? 1 : 0;
-}
-
-export function flagFromColumn(value: number): boolean {
-  return value === 1;
-}
+export const scopeToColumn = (scope: readonly string[]): string => scope.join(' ');
+export const scopeFromColumn = (value: string): string[] => value.split(' ').filter((item) => item.length > 0);
+export const flagToColumn = (value: boolean): number => (value ? 1 : 0);
+export const flagFromColumn = (value: number): boolean => value === 1;
 
 /** `currency_code` → `currencyCode`: a record's fields are named as its columns, in camel case. */
 export type FieldOf<Column extends string> = Column extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<FieldOf<Tail>>}` : Column;

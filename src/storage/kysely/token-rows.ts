@@ -20,11 +20,9 @@ export function toToken<Row extends SharedColumns>(row: Row) {
 
 /** Written out field by field: every token issued runs through here. */
 function sharedColumns(token: AccessToken): SharedColumns {
-  return {
-    token_hash: token.tokenHash, grant_id: token.grantId, application_id: token.applicationId, user_id: token.userId,
-    scope: scopeToColumn(token.scope), created_at: token.createdAt, expires_at: token.expiresAt, revoked_at: token.revokedAt,
-    origin_code_hash: token.originCodeHash, resource: token.resource,
-  };
+  const { tokenHash: token_hash, grantId: grant_id, applicationId: application_id, userId: user_id, scope } = token;
+  const { createdAt: created_at, expiresAt: expires_at, revokedAt: revoked_at, originCodeHash: origin_code_hash, resource } = token;
+  return { token_hash, grant_id, application_id, user_id, scope: scopeToColumn(scope), created_at, expires_at, revoked_at, origin_code_hash, resource };
 }
 
 /** An access token's row, bound to the refresh token issued beside it, if any (migration 0010). */

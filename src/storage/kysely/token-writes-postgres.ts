@@ -10,10 +10,7 @@ import { compiledOnce } from './compiled-once.ts';
 import { ACCESS_TOKEN_COLUMNS, REFRESH_TOKEN_COLUMNS, accessTokenRow, refreshTokenRow } from './token-rows.ts';
 import { type BatchWritten, type TokenWrite, batchParameters, claimsTable, liveGrants, redemption, rotation } from './token-rules.ts';
 
-/**
- * The rows `rows` of `table` inserted for the writes that won: a JSON array with an
- * element for each write, in order, its row or null.
- */
+/** The rows `rows` of `table` (JSON, an element a write: its row or null) inserted for the writes that won. */
 function insertWon(table: 'access_tokens' | 'refresh_tokens' | 'audit_events', columns: readonly string[], rows: unknown): RawBuilder<unknown> {
   return sql`${sql.id(`wrote_${table}`)} as (
     insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})

@@ -2,7 +2,7 @@
 // pino's child() builds each level method of it anew, for a logger most requests
 // never use: the access-log line is written apart (access-log.ts). This one makes
 // the real child on its first use, which spares client_credentials 1.7% of its
-// instructions and the bearer GET 1%, rows that miss their targets without it.
+// instructions and the bearer GET 1%: kept while the GET misses its target.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 

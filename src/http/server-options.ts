@@ -7,7 +7,6 @@ import { answerMalformedHttp } from './connection-errors.ts';
 import { classifyError, sendError } from './errors.ts';
 import type { EveryResponse } from './every-response.ts';
 import { parseQueryString } from './form-body.ts';
-import { deferredChildLogger } from './request-logger.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 
 export function serverOptions(config: Config, logger: Logger, everyResponse: EveryResponse): FastifyServerOptions {
@@ -28,8 +27,6 @@ export function serverOptions(config: Config, logger: Logger, everyResponse: Eve
     ajv: { customOptions: { validateSchema: config.env !== 'production' } },
     // Fastify's own two request lines are replaced by one access-log line (access-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's logger is made when it first logs (request-logger.ts).
-    childLoggerFactory: deferredChildLogger,
     forceCloseConnections: 'idle',
     // A path with bad percent-encoding or an overlong parameter fails before any
     // route and any hook; without this Fastify answers in its own shape instead

@@ -13,13 +13,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export const MAX_PARAMS = 100;
 
-/**
- * Builds params from name/value pairs; a null-prototype object so "__proto__" is just a
- * name. Made by setPrototypeOf, which keeps V8's fast properties: Object.create(null)
- * makes a dictionary, each store to it a slow one.
- */
+/** Builds params from name/value pairs; a null-prototype object so "__proto__" is just a name. */
 export function collectParams(pairs: Iterable<[string, string]>): Params {
-  const params: Params = Object.setPrototypeOf({}, null);
+  const params: Params = Object.create(null);
   const repeated: string[] = [];
   let count = 0;
   for (const [name, value] of pairs) {

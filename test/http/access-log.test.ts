@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
+import { generateCredential } from '../../src/platform/secrets.ts';
 import { createTestStorage } from '../support/storage.ts';
 
 describe('access log', () => {
@@ -42,5 +43,40 @@ describe('access log', () => {
     assert.equal(badEncoding!.res.statusCode, 400);
     assert.deepEqual([overlong!.req.url, overlong!.res.statusCode], [`/api/v2/portfolios/${'9'.repeat(101)}`, 400]);
     assert.doesNotMatch(JSON.stringify(lines), /SECRET/);
+  });
+
+  it('logs a failed request\'s error once, under the request\'s id, beside its access line', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({});
+    const storage = await createTestStorage();
+    storage.applications.findApplicationByClientId = async () => {
+      throw new Error('the disk is on fire');
+    };
+    const app = await buildApp({ config, storage, clock: new FixedClock(), random: cryptoRandom, logger: createLogger(config, sink) });
+    const secret = generateCredential('clientSecret', cryptoRandom);
+    try {
+      const response = await app.inject({
+        method: 'POST', url: '/oauth2/token', payload: 'grant_type=client_credentials',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`some-client:${secret}`).toString('base64')}` },
+      });
+      assert.equal(response.statusCode, 500);
+    } finally {
+      await app.close();
+      await storage.close();
+    }
+    const failures = lines.filter((line) => line.msg === 'request failed');
+    const access = lines.filter((line) => line.msg === 'request completed');
+    assert.equal(failures.length, 1);
+    assert.equal(access.length, 1);
+    assert.equal(failures[0]!.level, 50);
+    assert.equal((failures[0]!.err as { message: string }).message, 'the disk is on fire');
+    assert.equal(failures[0]!.reqId, access[0]!.reqId);
+    assert.doesNotMatch(JSON.stringify(lines), new RegExp(secret));
   });
 });

@@ -9,20 +9,28 @@ import { FixedClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
 import { generateCredential } from '../../src/platform/secrets.ts';
+import type { OpenedStorage } from '../../src/storage/open.ts';
 import { createTestStorage } from '../support/storage.ts';
+
+/** Storage for a test app, and the app logging to `lines`, each line parsed; `prepare` may break the storage first. */
+async function appLoggingLines(prepare: (storage: OpenedStorage) => void = () => undefined) {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const config = loadConfig({});
+  const storage = await createTestStorage();
+  prepare(storage);
+  const app = await buildApp({ config, storage, clock: new FixedClock(), random: cryptoRandom, logger: createLogger(config, sink) });
+  return { lines, storage, app };
+}
 
 describe('access log', () => {
   it('writes exactly one line per request, with method, path, status and time, and no token', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const config = loadConfig({});
-    const storage = await createTestStorage();
-    const app = await buildApp({ config, storage, clock: new FixedClock(), random: cryptoRandom, logger: createLogger(config, sink) });
+    const { lines, storage, app } = await appLoggingLines();
     try {
       await app.inject({ method: 'GET', url: '/healthz' });
       await app.inject({ method: 'GET', url: '/api/v2/portfolios.json?access_token=folio_at_SECRET', headers: { authorization: 'Bearer SECRET' } });
@@ -46,19 +54,11 @@ describe('access log', () => {
   });
 
   it('logs a failed request\'s error once, under the request\'s id, beside its access line', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
+    const { lines, storage, app } = await appLoggingLines((broken) => {
+      broken.applications.findApplicationByClientId = async () => {
+        throw new Error('the disk is on fire');
+      };
     });
-    const config = loadConfig({});
-    const storage = await createTestStorage();
-    storage.applications.findApplicationByClientId = async () => {
-      throw new Error('the disk is on fire');
-    };
-    const app = await buildApp({ config, storage, clock: new FixedClock(), random: cryptoRandom, logger: createLogger(config, sink) });
     const secret = generateCredential('clientSecret', cryptoRandom);
     try {
       const response = await app.inject({

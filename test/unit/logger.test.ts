@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
 import Fastify from 'fastify';
 import { createAccessLogWriter, createLogger, redactUrl, REDACTED } from '../../src/platform/logger.ts';
 import { cryptoRandom } from '../../src/platform/random.ts';
@@ -153,5 +154,23 @@ describe('access-log line', () => {
     const out = capture();
     createAccessLogWriter(createLogger({ logLevel: 'warn' }, out.stream))({ reqId: 'req-1', req: request, statusCode: 200, responseTime: 1 });
     assert.equal(out.text(), '');
+  });
+});
+
+describe('standard output', () => {
+  // A process that logs a line far shorter than the buffer and exits at once, before the
+  // flush timer's first tick: only the exit listener can write the line.
+  const logThenExit = (exit: string) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+    import { createLogger } from './src/platform/logger.ts';
+    createLogger({ logLevel: 'info' }).info('the last line');
+    ${exit}
+  `], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' });
+
+  test('writes the lines it holds when the process exits', () => {
+    for (const exit of ['process.exit(3);', '']) {
+      const { stdout, status } = logThenExit(exit);
+      assert.equal(status, exit === '' ? 0 : 3);
+      assert.equal(JSON.parse(stdout).msg, 'the last line');
+    }
   });
 });

@@ -1,10 +1,11 @@
 // Nothing secret in logs (DESIGN §2): tokens, secrets, codes, passwords and
 // cookies are redacted wherever they appear in a log object or a logged URL.
-import { destination as pinoDestination, pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import { credentialPrefixes } from './secrets.ts';
 import { jsonValue } from './log-json.ts';
+import { standardOutput } from './log-output.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -159,34 +160,6 @@ const loggerOptions: Pick<LoggerOptions, 'base' | 'serializers' | 'formatters'> 
   serializers: { req: serializeRequest, err: stdSerializers.err },
   formatters: { log: (object) => scrubSecrets(object) },
 };
-
-/** Standard-output streams whose held lines the exit listener writes out. */
-const heldUntilExit = new Set<ReturnType<typeof pinoDestination>>();
-
-/**
- * Standard output, written 2 KiB at a time rather than a write per line, and
- * synchronously: sonic-boom's asynchronous mode measures its whole pending buffer
- * again for every line and sends each write through libuv's thread pool, which
- * kept the bearer GET under its target (docs/performance.md). A stdout that stops
- * reading therefore stalls the server rather than filling its memory. The timer
- * writes out what is held when traffic is too light to fill the buffer; pino
- * writes a synchronous stream's last lines at exit only if someone does, hence
- * the listener. A kill -9 may lose the last lines of the log, never data.
- */
-function standardOutput(): DestinationStream {
-  const stream = pinoDestination({ dest: 1, sync: true, minLength: 2048, periodicFlush: 100 });
-  if (heldUntilExit.size === 0) {
-    process.once('exit', () => {
-      for (const held of heldUntilExit) {
-        try {
-          held.flushSync();
-        } catch { /* stdout already closed: nothing more can be written */ }
-      }
-    });
-  }
-  heldUntilExit.add(stream);
-  return stream as DestinationStream;
-}
 
 /** The process logger; pass it to Fastify as `loggerInstance` so requests share the redaction. */
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {

@@ -12,9 +12,9 @@ const writtenAtExit = new Set<() => void>();
 
 /**
  * Standard output, a write every GATHER_MS or GATHER_MAX_CHARS rather than one a
- * line. Gathered here, the bearer GET served a tenth more requests a second than
+ * line. Gathered here, the bearer GET served about 6% more requests a second than
  * with sonic-boom's own buffering (minLength), which measures its whole buffer
- * again for each line, and the GET misses its target without it
+ * again for each line, on a row that misses its target without it
  * (docs/performance.md). Each batch is written synchronously: a stdout that stops
  * reading stalls the server rather than filling its memory, and the exit listener
  * can write the last lines. A kill -9 may lose them, never data.

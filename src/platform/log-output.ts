@@ -7,8 +7,8 @@ const GATHER_MS = 10;
 /** Gathered lines go out at once past this many characters. */
 const GATHER_MAX_CHARS = 64 * 1024;
 
-/** What each standard-output stream still holds, written out by one exit listener. */
-const writtenAtExit = new Set<() => void>();
+/** The one standard output every logger shares, made on first use. */
+let shared: DestinationStream | undefined;
 
 /**
  * Standard output, a write every GATHER_MS or GATHER_MAX_CHARS rather than one a
@@ -17,9 +17,15 @@ const writtenAtExit = new Set<() => void>();
  * again for each line, on a row that misses its target without it
  * (docs/performance.md). Each batch is written synchronously: a stdout that stops
  * reading stalls the server rather than filling its memory, and the exit listener
- * can write the last lines. A kill -9 may lose them, never data.
+ * can write the last lines. A kill -9 may lose them, never data. Every logger
+ * shares it, so their lines keep their order.
  */
 export function standardOutput(): DestinationStream {
+  shared ??= gatheredStdout();
+  return shared;
+}
+
+function gatheredStdout(): DestinationStream {
   const stdout = pinoDestination({ dest: 1, sync: true });
   let held = '';
   let timer: NodeJS.Timeout | undefined;
@@ -30,16 +36,11 @@ export function standardOutput(): DestinationStream {
     held = '';
     if (lines !== '') stdout.write(lines);
   };
-  if (writtenAtExit.size === 0) {
-    process.once('exit', () => {
-      for (const write of writtenAtExit) {
-        try {
-          write();
-        } catch { /* stdout already closed: nothing more can be written */ }
-      }
-    });
-  }
-  writtenAtExit.add(writeHeld);
+  process.once('exit', () => {
+    try {
+      writeHeld();
+    } catch { /* stdout already closed: nothing more can be written */ }
+  });
   return {
     write(line: string) {
       held += line;
